@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/stagnb/stagnb/datasets"
+	"github.com/stagnb/stagnb/models"
+	"github.com/stagnb/stagnb/stagnb"
+)
+
+// runBench implements "stag bench": the training-step speed of a GCN on a citation dataset for
+// each of models.BenchMethods, one JSON line per method. Each method runs in a child process of
+// its own, so that peak_rss_mb is that method's peak resident memory.
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dataset := fs.String("dataset", "cora", "cora or citeseer")
+	methods := fs.String("methods", "all", "comma-separated method names (of: "+methodNames()+"), or all")
+	layers := fs.Int("layers", 2, "number of GCN layers")
+	hidden := fs.Int("hidden", 128, "hidden width")
+	steps := fs.Int("steps", 20, "timed steps (the median is reported)")
+	warmup := fs.Int("warmup", 3, "untimed steps after the first")
+	seed := fs.Int64("seed", 42, "random seed")
+	selfLoops := fs.Bool("self-loops", false, "add self-loops (Ã = A + I); the paper's code ran without")
+	child := fs.Int("child", -1, "internal: run method number N in this process")
+	out := fs.String("out", "", "also write the JSON lines to this file (atomically, when all methods are done)")
+	cpuProfile := fs.String("cpuprofile", "", "with -child: write a CPU profile of the method to this file")
+	if err := fs.Parse(args); err != nil {
+		return usageError(err.Error())
+	}
+	if fs.NArg() > 0 {
+		return usageError(fmt.Sprintf("bench: unexpected arguments %q", fs.Args()))
+	}
+	if *dataset != "cora" && *dataset != "citeseer" {
+		return usageError(fmt.Sprintf("bench: -dataset %q: want cora or citeseer", *dataset))
+	}
+	if *layers < 1 || *hidden < 1 || *steps < 1 || *warmup < 0 {
+		return usageError("bench: -layers, -hidden and -steps must be ≥ 1, -warmup ≥ 0")
+	}
+	if *child >= 0 {
+		if *cpuProfile != "" {
+			f, err := os.Create(*cpuProfile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+			defer pprof.StopCPUProfile()
+		}
+		return benchOne(*child, *dataset, *layers, *hidden, *warmup, *steps, *seed, *selfLoops, stdout, stderr)
+	}
+	var picked []int
+	for i, m := range models.BenchMethods {
+		if *methods == "all" || slicesContains(strings.Split(*methods, ","), m.Name) {
+			picked = append(picked, i)
+		}
+	}
+	if len(picked) == 0 {
+		return usageError(fmt.Sprintf("bench: -methods %q names none of %s", *methods, methodNames()))
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("bench: cannot find this program to run the methods: %w", err)
+	}
+	var all bytes.Buffer
+	command := "stag " + strings.Join(append([]string{"bench"}, args...), " ")
+	for _, i := range picked {
+		cmd := exec.Command(self, "bench", "-child", fmt.Sprint(i), "-dataset", *dataset,
+			"-layers", fmt.Sprint(*layers), "-hidden", fmt.Sprint(*hidden), "-steps", fmt.Sprint(*steps),
+			"-warmup", fmt.Sprint(*warmup), "-seed", fmt.Sprint(*seed), fmt.Sprintf("-self-loops=%v", *selfLoops))
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("bench: method %s (%s): %w", models.BenchMethods[i].Name, models.BenchMethods[i].FirstPlacement, err)
+		}
+		line, err := withCommand(out.Bytes(), command)
+		if err != nil {
+			return fmt.Errorf("bench: method %s: %w", models.BenchMethods[i].Name, err)
+		}
+		all.Write(line)
+		if _, err := stdout.Write(line); err != nil {
+			return err
+		}
+	}
+	if *out != "" {
+		return writeFileAtomic(*out, all.Bytes())
+	}
+	return nil
+}
+
+// withCommand adds the command line to a child's JSON line.
+func withCommand(line []byte, command string) ([]byte, error) {
+	var r models.BenchResult
+	if err := json.Unmarshal(line, &r); err != nil {
+		return nil, fmt.Errorf("reading the child's result %q: %w", line, err)
+	}
+	r.Command = command
+	b, err := json.Marshal(r)
+	return append(b, '\n'), err
+}
+
+// writeFileAtomic writes data to a temporary file next to path and renames it into place, so a
+// crash never leaves a half-written file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// benchOne runs method number i in this process and writes its JSON line.
+func benchOne(i int, dataset string, layers, hidden, warmup, steps int, seed int64, selfLoops bool, stdout, stderr io.Writer) error {
+	if i >= len(models.BenchMethods) {
+		return usageError(fmt.Sprintf("bench: -child %d: there are %d methods", i, len(models.BenchMethods)))
+	}
+	p, err := datasets.LoadPlanetoid(datasets.NewResolver(), dataset)
+	if err != nil {
+		return err
+	}
+	task, err := models.NewNodeTask(p, selfLoops, stagnb.NormBoth)
+	if err != nil {
+		return err
+	}
+	backend, err := stagnb.NewBackend(func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) })
+	if err != nil {
+		return err
+	}
+	defer backend.Finalize()
+	res, err := models.Bench(backend, task, models.BenchMethods[i], layers, hidden, warmup, steps, seed)
+	if err != nil {
+		return err
+	}
+	res.PeakRSSMB = peakRSSMB()
+	res.Commit = sourceRevision()
+	res.Time = time.Now().UTC().Format(time.RFC3339)
+	return writeJSON(stdout, res)
+}
+
+// peakRSSMB is this process's peak resident set size in MiB (getrusage ru_maxrss, which Linux
+// reports in KiB and macOS in bytes).
+func peakRSSMB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	kb := float64(ru.Maxrss)
+	if runtime.GOOS == "darwin" {
+		kb /= 1024
+	}
+	return kb / 1024
+}
+
+// sourceRevision is the VCS revision this binary was built from, with "+dirty" when the work
+// tree had uncommitted changes. Without build information (GOFLAGS=-buildvcs=false, "go run")
+// it asks git about the current directory, and says "unknown" when that fails too.
+func sourceRevision() string {
+	rev, dirty := "", false
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if rev == "" {
+		out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+		if err != nil {
+			return "unknown"
+		}
+		rev = strings.TrimSpace(string(out))
+		status, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
+		dirty = err != nil || len(bytes.TrimSpace(status)) > 0
+	}
+	if dirty {
+		rev += "+dirty"
+	}
+	return rev
+}
+
+// methodNames lists the distinct benchmark method names.
+func methodNames() string {
+	var names []string
+	for _, m := range models.BenchMethods {
+		if !slicesContains(names, m.Name) {
+			names = append(names, m.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if strings.TrimSpace(x) == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/stagnb/stagnb/datasets"
+)
+
+// runData implements "stag data stats <name>".
+func runData(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "stats" {
+		return usageError("data: want \"data stats <cora|citeseer|rgg|multisets>\"")
+	}
+	fs := flag.NewFlagSet("data stats", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	n := fs.Int("n", 200, "rgg: number of nodes")
+	radius := fs.Float64("radius", 0.125, "rgg: connection radius in the unit square")
+	seed := fs.Uint64("seed", 0, "rgg: random seed")
+	maxMult := fs.Int("max-multiplicity", datasets.ToyMaxMultiplicity, "multisets: largest multiplicity of an element")
+	rest := args[1:]
+	if len(rest) == 0 {
+		return usageError("data stats: name a dataset: cora, citeseer, rgg or multisets")
+	}
+	name := rest[0]
+	if err := fs.Parse(rest[1:]); err != nil {
+		return usageError(err.Error())
+	}
+	if fs.NArg() > 0 {
+		return usageError(fmt.Sprintf("data stats: unexpected arguments %q", fs.Args()))
+	}
+	switch name {
+	case "cora", "citeseer":
+		p, err := datasets.LoadPlanetoid(datasets.NewResolver(), name)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, p.Stats())
+	case "rgg":
+		g, err := datasets.RandomGeometricGraph(*n, *radius, *seed)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, struct {
+			datasets.Stats
+			Radius float64 `json:"radius"`
+			Seed   uint64  `json:"seed"`
+		}{g.Stats(), g.Radius, g.Seed})
+	case "multisets":
+		st, err := datasets.ComputeMultisetStats(datasets.ToyElements, *maxMult)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, st)
+	default:
+		return usageError(fmt.Sprintf("data stats: unknown dataset %q (want cora, citeseer, rgg or multisets)", name))
+	}
+}

@@ -1,0 +1,87 @@
+// Command stag is the project's command-line tool: everything a notebook shows can also be
+// produced from here.
+//
+// Usage:
+//
+//	stag data stats <cora|citeseer|rgg|multisets> [flags]   dataset statistics as one JSON object
+//	stag backend                                             the backend and device in use, checked with a tiny computation
+//	stag featurize [FILE|-]                                  RDKit-compatible atom features of SMILES, one JSON object per line
+//	stag bench [flags]                                       training-step speed of STAG and baselines, one JSON line per method
+//	stag reproduce <table> [flags]                           train a paper table's grid, one JSON record per run (resumable)
+//
+// Datasets are found through the resolver of package datasets: $STAGNB_DATA, then the user
+// cache, then a download. Errors go to stderr and give a non-zero exit code.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `usage: stag <command> [arguments]
+
+commands:
+  data stats <cora|citeseer|rgg|multisets>   print a dataset's statistics as one JSON object
+  backend                                    print the backend and device in use as JSON
+  featurize [FILE|-]                         featurize SMILES (one per line) as JSON lines
+  bench                                      time training steps and Monte-Carlo inference (JSON lines)
+  reproduce <table2> [-quick] [-datasets …]  train a paper table's grid and record the results (resumable)
+
+Run "stag <command> -h" for a command's flags.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line args and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "data":
+		err = runData(args[1:], stdout, stderr)
+	case "backend":
+		err = runBackend(args[1:], stdout, stderr)
+	case "featurize":
+		err = runFeaturize(args[1:], stdin, stdout, stderr)
+	case "bench":
+		err = runBench(args[1:], stdout, stderr)
+	case "reproduce":
+		err = runReproduce(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		err = usageError(fmt.Sprintf("unknown command %q", args[0]))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "stag: %v\n", err)
+		if _, ok := err.(usageError); ok {
+			fmt.Fprint(stderr, usage)
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+// usageError is a command-line mistake: it is reported with the usage text and exit code 2.
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+// writeJSON writes v as one line of JSON.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}

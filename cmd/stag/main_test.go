@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stagnb/stagnb/datasets"
+)
+
+// stag runs the command in-process and returns its exit code, stdout and stderr.
+func stag(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// needData skips when no data directory is configured; with $STAGNB_DATA set, missing data fails.
+func needData(t *testing.T) {
+	t.Helper()
+	if os.Getenv(datasets.DataDirEnv) == "" {
+		t.Skipf("$%s is not set: no dataset directory to test with", datasets.DataDirEnv)
+	}
+}
+
+func TestDataStatsPlanetoid(t *testing.T) {
+	needData(t)
+	for _, c := range []struct {
+		name                                           string
+		nodes, directed, selfLoops, features, nonzeros int
+		classes                                        int
+		split                                          datasets.SplitSizes
+	}{
+		{"cora", 2708, 10556, 0, 1433, 49216, 7, datasets.SplitSizes{Train: 140, Val: 500, Test: 1000}},
+		{"citeseer", 3327, 9104, 124, 3703, 105165, 6, datasets.SplitSizes{Train: 120, Val: 500, Test: 1000}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := stag(t, "data", "stats", c.name)
+			if code != 0 {
+				t.Fatalf("exit code %d, stderr %q", code, errOut)
+			}
+			var st datasets.Stats
+			if err := json.Unmarshal([]byte(out), &st); err != nil {
+				t.Fatalf("stdout %q is not one JSON object: %v", out, err)
+			}
+			if st.NumNodes != c.nodes || st.NumDirectedEdges != c.directed || st.NumSelfLoops != c.selfLoops ||
+				st.NumFeatures != c.features || st.NumFeatureNonzeros != c.nonzeros || st.NumClasses != c.classes ||
+				st.SplitSizes == nil || *st.SplitSizes != c.split {
+				t.Errorf("stats = %s", out)
+			}
+		})
+	}
+}
+
+func TestDataStatsGenerated(t *testing.T) {
+	code, out, errOut := stag(t, "data", "stats", "rgg", "-n", "50", "-radius", "0.2", "-seed", "3")
+	if code != 0 {
+		t.Fatalf("rgg: exit code %d, stderr %q", code, errOut)
+	}
+	var rgg struct {
+		datasets.Stats
+		Radius float64 `json:"radius"`
+	}
+	if err := json.Unmarshal([]byte(out), &rgg); err != nil || rgg.NumNodes != 50 || rgg.Radius != 0.2 ||
+		rgg.NumDirectedEdges != 2*rgg.NumUndirectedEdges || rgg.NumUndirectedEdges == 0 {
+		t.Errorf("rgg stats %q (err %v)", out, err)
+	}
+	code, out, errOut = stag(t, "data", "stats", "multisets")
+	if code != 0 {
+		t.Fatalf("multisets: exit code %d, stderr %q", code, errOut)
+	}
+	var ms datasets.MultisetStats
+	if err := json.Unmarshal([]byte(out), &ms); err != nil || ms.NumMultisets != 15624 || ms.MaxSize != 24 {
+		t.Errorf("multisets stats %q (err %v)", out, err)
+	}
+}
+
+func TestDataStatsErrors(t *testing.T) {
+	empty := t.TempDir()
+	corrupt := t.TempDir()
+	if src := os.Getenv(datasets.DataDirEnv); src != "" {
+		files, err := datasets.PlanetoidFiles("cora")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f.Path)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasSuffix(f.Path, ".tx") {
+				b = b[:len(b)/2]
+			}
+			dst := filepath.Join(corrupt, filepath.FromSlash(f.Path))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(dst, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		dataDir string
+		args    []string
+		code    int
+		stderr  string
+	}{
+		{"no command", "", nil, 2, "usage"},
+		{"unknown command", "", []string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{"unknown dataset", "", []string{"data", "stats", "pubmed"}, 2, `unknown dataset "pubmed"`},
+		{"bad flag", "", []string{"data", "stats", "rgg", "-n", "many"}, 2, "many"},
+		{"bad rgg size", "", []string{"data", "stats", "rgg", "-n", "0"}, 1, "n=0"},
+		{"missing data", empty, []string{"data", "stats", "cora"}, 1, "cora/raw/ind.cora."},
+		{"corrupt data", corrupt, []string{"data", "stats", "cora"}, 1, "ind.cora.tx"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "corrupt data" && os.Getenv(datasets.DataDirEnv) == "" {
+				t.Skipf("$%s is not set: no data to corrupt", datasets.DataDirEnv)
+			}
+			if c.dataDir != "" {
+				t.Setenv(datasets.DataDirEnv, c.dataDir)
+				// Keep the user cache and the network out of it.
+				t.Setenv("XDG_CACHE_HOME", t.TempDir())
+				t.Setenv("HOME", t.TempDir())
+				t.Setenv(datasets.OfflineEnv, "1")
+			}
+			code, out, errOut := stag(t, c.args...)
+			if code != c.code || !strings.Contains(errOut, c.stderr) || out != "" {
+				t.Errorf("exit code %d (want %d), stdout %q, stderr %q (want it to mention %q)",
+					code, c.code, out, errOut, c.stderr)
+			}
+		})
+	}
+}
+
+// TestBinary builds the real command and runs it, as a user would.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "stag")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "data", "stats", "multisets").Output()
+	if err != nil || !strings.Contains(string(out), `"num_multisets":15624`) {
+		t.Errorf("stag data stats multisets: %v, stdout %q", err, out)
+	}
+	cmd := exec.Command(bin, "data", "stats", "nosuch")
+	if err := cmd.Run(); cmd.ProcessState.ExitCode() != 2 {
+		t.Errorf("stag data stats nosuch: %v, exit code %d, want 2", err, cmd.ProcessState.ExitCode())
+	}
+}

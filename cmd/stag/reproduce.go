@@ -1,0 +1,112 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/stagnb/stagnb/datasets"
+	"github.com/stagnb/stagnb/models"
+	"github.com/stagnb/stagnb/stagnb"
+)
+
+// runReproduce implements "stag reproduce <table> [flags]": it trains every (configuration, seed)
+// of a paper table that has no record yet and writes one JSON record per run under -out.
+func runReproduce(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return usageError("reproduce: name a table: table2 or figure5")
+	}
+	table := args[0]
+	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quick := fs.Bool("quick", false, "few epochs, one seed, 8 Monte-Carlo samples: minutes on a CPU, not comparable to the paper")
+	names := fs.String("datasets", "cora,citeseer", "comma-separated datasets")
+	out := fs.String("out", "results", "results directory (records go under it; existing ones are kept and skipped)")
+	configs := fs.String("configs", "", "only these comma-separated configurations (rows), e.g. deterministic,normal(1,0.8)")
+	depths := fs.String("layers", "", "only these comma-separated depths, e.g. 2,4")
+	if err := fs.Parse(args[1:]); err != nil {
+		return usageError(err.Error())
+	}
+	if fs.NArg() > 0 {
+		return usageError(fmt.Sprintf("reproduce: unexpected arguments %q", fs.Args()))
+	}
+	var ds []string
+	for _, d := range strings.Split(*names, ",") {
+		d = strings.TrimSpace(d)
+		if d != "cora" && d != "citeseer" {
+			return usageError(fmt.Sprintf("reproduce: -datasets: unknown dataset %q (want cora or citeseer)", d))
+		}
+		ds = append(ds, d)
+	}
+	var specs []models.RunSpec
+	switch table {
+	case "table2":
+		specs = models.Table2Specs(ds, *quick)
+	case "figure5":
+		specs = models.Figure5Specs(ds, *quick)
+	default:
+		return usageError(fmt.Sprintf("reproduce: unknown table %q (available: table2, figure5)", table))
+	}
+	specs, err := filterSpecs(specs, *configs, *depths)
+	if err != nil {
+		return err
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	backend, err := stagnb.NewBackend(logf)
+	if err != nil {
+		return err
+	}
+	defer backend.Finalize()
+	prov := models.Provenance{Command: "stag " + strings.Join(append([]string{"reproduce"}, args...), " "), Commit: sourceRevision()}
+	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, *out, prov, nil, logf)
+	fmt.Fprintf(stdout, "%s: %d runs trained, %d already recorded, in %s\n", table, trained, skipped, *out)
+	return err
+}
+
+// filterSpecs keeps the specs whose configuration is in configs and whose depth is in depths
+// (comma-separated lists; empty keeps all). A name that matches nothing is a usage error.
+func filterSpecs(specs []models.RunSpec, configs, depths string) ([]models.RunSpec, error) {
+	keep := func(list, v string) bool {
+		if list == "" {
+			return true
+		}
+		for _, x := range splitList(list) {
+			if x == v {
+				return true
+			}
+		}
+		return false
+	}
+	var out []models.RunSpec
+	for _, s := range specs {
+		if keep(configs, s.Config) && keep(depths, fmt.Sprint(s.Layers)) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usageError(fmt.Sprintf("reproduce: -configs %q -layers %q select no run", configs, depths))
+	}
+	return out, nil
+}
+
+// splitList splits a comma-separated list at the commas outside parentheses, so that
+// "normal(1,0.8),de(0.2)" gives two items.
+func splitList(s string) []string {
+	var items []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				items = append(items, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(items, strings.TrimSpace(s[start:]))
+}

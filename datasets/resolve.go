@@ -1,0 +1,179 @@
+package datasets
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// DataDirEnv names the environment variable with an explicit data directory.
+// It is the first place the Resolver looks, and the only place in the project
+// where it is read.
+const DataDirEnv = "STAGNB_DATA"
+
+// OfflineEnv names the environment variable that, set to a non-empty value other than "0",
+// forbids downloads: missing files are then an error.
+const OfflineEnv = "STAGNB_OFFLINE"
+
+// File is one file of a dataset: where it lives below a data root, where it can be
+// downloaded from, and its pinned sha256.
+type File struct {
+	// Path is the file's path below a data root, with forward slashes,
+	// e.g. "cora/raw/ind.cora.x". It is the same below STAGNB_DATA and below the cache.
+	Path string
+	// URL is the file's canonical public address.
+	URL string
+	// SHA256 is the lower-case hex sha256 of the file's bytes.
+	SHA256 string
+}
+
+// Resolver finds dataset files: first in an explicit directory (STAGNB_DATA),
+// then in the user cache, and finally by downloading them from their canonical URL into
+// the cache. Every file is checked against its pinned sha256 wherever it was found, and a
+// download is written to a temporary file and renamed only once its checksum matches, so
+// nothing half-written ever lands in the cache.
+//
+// The zero value looks only in the cache and never downloads; use NewResolver for the defaults.
+type Resolver struct {
+	// Dir is an explicit data directory, searched first; empty to skip.
+	Dir string
+	// CacheDir is the user cache (downloads land here); empty to skip.
+	CacheDir string
+	// Download enables fetching missing files from their URL into CacheDir.
+	Download bool
+	// Client is the HTTP client used for downloads; nil means one with a 5-minute timeout.
+	Client *http.Client
+	// Logf, if set, reports downloads.
+	Logf func(format string, args ...any)
+}
+
+// NewResolver returns the project's default resolver: Dir from $STAGNB_DATA,
+// CacheDir = os.UserCacheDir()/stagnb, downloads enabled unless $STAGNB_OFFLINE is set.
+func NewResolver() *Resolver {
+	offline := os.Getenv(OfflineEnv)
+	r := &Resolver{Dir: os.Getenv(DataDirEnv), Download: offline == "" || offline == "0"}
+	if cache, err := os.UserCacheDir(); err == nil {
+		r.CacheDir = filepath.Join(cache, "stagnb")
+	}
+	return r
+}
+
+// Path returns the local path of f, verified against its checksum, downloading it
+// into the cache if needed. Errors name the file and every place that was tried.
+func (r *Resolver) Path(f File) (string, error) {
+	rel := filepath.FromSlash(f.Path)
+	var tried []string
+	for _, root := range []string{r.Dir, r.CacheDir} {
+		if root == "" {
+			continue
+		}
+		p := filepath.Join(root, rel)
+		if _, err := os.Stat(p); err != nil {
+			tried = append(tried, p+" (absent)")
+			continue
+		}
+		if err := VerifySHA256(p, f.SHA256); err != nil {
+			return "", err
+		}
+		return p, nil
+	}
+	if !r.Download || r.CacheDir == "" || f.URL == "" {
+		return "", fmt.Errorf("dataset file %s not found: tried %s; set %s to a directory holding it",
+			f.Path, strings.Join(tried, ", "), DataDirEnv)
+	}
+	p := filepath.Join(r.CacheDir, rel)
+	if err := r.download(f, p); err != nil {
+		return "", fmt.Errorf("dataset file %s not found (tried %s) and its download failed: %w",
+			f.Path, strings.Join(tried, ", "), err)
+	}
+	return p, nil
+}
+
+// Open is Path followed by os.Open.
+func (r *Resolver) Open(f File) (*os.File, error) {
+	p, err := r.Path(f)
+	if err != nil {
+		return nil, err
+	}
+	return os.Open(p)
+}
+
+// ReadFile is Path followed by os.ReadFile.
+func (r *Resolver) ReadFile(f File) ([]byte, string, error) {
+	p, err := r.Path(f)
+	if err != nil {
+		return nil, "", err
+	}
+	b, err := os.ReadFile(p)
+	return b, p, err
+}
+
+// download fetches f.URL into dst atomically: the bytes go to a temporary file in dst's
+// directory, are checked against f.SHA256, and only then renamed to dst.
+func (r *Resolver) download(f File, dst string) error {
+	client := r.Client
+	if client == nil {
+		client = &http.Client{Timeout: 5 * time.Minute}
+	}
+	if r.Logf != nil {
+		r.Logf("downloading %s from %s", f.Path, f.URL)
+	}
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, f.URL, nil)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", f.URL, err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", f.URL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: HTTP %s", f.URL, resp.Status)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".part-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(tmp, h), resp.Body); err != nil {
+		tmp.Close()
+		return fmt.Errorf("GET %s: reading body: %w", f.URL, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
+		return fmt.Errorf("GET %s: checksum mismatch for %s: sha256 %s, want %s (nothing was written to the cache)",
+			f.URL, f.Path, got, f.SHA256)
+	}
+	return os.Rename(tmp.Name(), dst)
+}
+
+// VerifySHA256 checks that the file at path has the given sha256 (lower-case hex).
+func VerifySHA256(path, want string) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, fh); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+		return fmt.Errorf("%s: checksum mismatch: sha256 %s, want %s (corrupt or different version of the file)",
+			path, got, want)
+	}
+	return nil
+}

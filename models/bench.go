@@ -1,0 +1,176 @@
+package models
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train"
+	"github.com/gomlx/gomlx/ml/train/loss"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
+	"github.com/stagnb/stagnb/stagnb"
+)
+
+// BenchMethod is one row of the speed benchmark: a noise and where the layers put it.
+type BenchMethod struct {
+	Name string
+	// Noise is a distribution as stagnb.ParseDistribution reads it, Structure as ParseStructure does.
+	Noise, Structure string
+	// FirstPlacement is the first layer's placement, OtherPlacement the other layers'.
+	FirstPlacement, OtherPlacement stagnb.Placement
+	// MCSamples > 0 times Monte-Carlo inference with that many samples instead of a training step.
+	MCSamples int
+}
+
+// BenchMethods are the rows of `stag bench`: the deterministic GCN and STAG, DropEdge and GDC
+// through the same code path, STAG in both placements, and 32-sample Monte-Carlo inference.
+// The later layers aggregate in DGL's order (transform first when narrowing, so Cora's
+// 128 → 7 layer draws [E, 7] noise).
+var BenchMethods = []BenchMethod{
+	{Name: "deterministic", Noise: "none", Structure: "stag", FirstPlacement: stagnb.AggregateFirst, OtherPlacement: stagnb.DGLOrder},
+	{Name: "stag_normal", Noise: "normal(1,0.8)", Structure: "stag", FirstPlacement: stagnb.AggregateFirst, OtherPlacement: stagnb.DGLOrder},
+	{Name: "stag_normal", Noise: "normal(1,0.8)", Structure: "stag", FirstPlacement: stagnb.TransformFirst, OtherPlacement: stagnb.DGLOrder},
+	{Name: "dropedge", Noise: "bernoulli(0.2)", Structure: "dropedge", FirstPlacement: stagnb.AggregateFirst, OtherPlacement: stagnb.DGLOrder},
+	{Name: "gdc", Noise: "bernoulli(0.2)", Structure: "gdc", FirstPlacement: stagnb.AggregateFirst, OtherPlacement: stagnb.DGLOrder},
+	{Name: "stag_normal_mc", Noise: "normal(1,0.8)", Structure: "stag", FirstPlacement: stagnb.AggregateFirst, OtherPlacement: stagnb.DGLOrder, MCSamples: 32},
+}
+
+// BenchResult is one benchmark measurement, written by `stag bench` as one JSON line.
+type BenchResult struct {
+	Method               string  `json:"method"`
+	Placement            string  `json:"placement"`
+	PlacementOtherLayers string  `json:"placement_other_layers"`
+	Noise                string  `json:"noise"`
+	Backend              string  `json:"backend"`
+	Device               string  `json:"device"`
+	GoMaxProcs           int     `json:"gomaxprocs"`
+	Dataset              string  `json:"dataset"`
+	Nodes                int     `json:"nodes"`
+	Edges                int     `json:"edges"`
+	SelfLoops            bool    `json:"self_loops"`
+	Layers               int     `json:"layers"`
+	Hidden               int     `json:"hidden"`
+	MCSamples            int     `json:"mc_samples,omitempty"`
+	Steps                int     `json:"steps"`
+	MSPerStep            float64 `json:"ms_per_step"`
+	MSMin                float64 `json:"ms_min"`
+	MSMax                float64 `json:"ms_max"`
+	FirstStepMS          float64 `json:"first_step_ms"`
+	FinalLoss            float64 `json:"final_loss,omitempty"`
+	PeakRSSMB            float64 `json:"peak_rss_mb"`
+	Seed                 int64   `json:"seed"`
+	// Provenance: the command line, the source revision (with "+dirty" for uncommitted changes)
+	// and when the measurement was taken.
+	Command string `json:"command,omitempty"`
+	Commit  string `json:"commit,omitempty"`
+	Time    string `json:"time,omitempty"`
+}
+
+// Bench times method on task with a Layers × Hidden GCN: the median over steps training steps
+// (full batch, Adam lr 5e-3) after warmup steps, or, for a Monte-Carlo method, the median over
+// steps inference calls. The first step (graph building, compilation and initialisation) is
+// reported apart. PeakRSSMB is left for the caller, who knows the process.
+func Bench(backend compute.Backend, task *NodeTask, method BenchMethod, layers, hidden, warmup, steps int, seed int64) (BenchResult, error) {
+	d, err := stagnb.ParseDistribution(method.Noise)
+	if err != nil {
+		return BenchResult{}, fmt.Errorf("bench %s: %w", method.Name, err)
+	}
+	st, err := stagnb.ParseStructure(method.Structure)
+	if err != nil {
+		return BenchResult{}, fmt.Errorf("bench %s: %w", method.Name, err)
+	}
+	var noise *stagnb.Noise
+	if !d.IsNone() {
+		noise = stagnb.NewNoise(d, st)
+	}
+	m := &GCN{Layers: layers, Hidden: hidden, Noise: noise, FirstPlacement: method.FirstPlacement,
+		OtherPlacement: method.OtherPlacement, Activation: "relu"}
+	res := BenchResult{
+		Method: method.Name, Placement: method.FirstPlacement.String(), PlacementOtherLayers: method.OtherPlacement.String(),
+		Noise: noise.String(), Backend: stagnb.BackendName(backend), Device: stagnb.DeviceName(backend),
+		GoMaxProcs: runtime.GOMAXPROCS(0), Dataset: task.Name, Nodes: task.Edges.NumNodes, Edges: task.Edges.NumEdges(),
+		SelfLoops: task.SelfLoops, Layers: layers, Hidden: hidden, MCSamples: method.MCSamples, Steps: steps, Seed: seed,
+	}
+
+	store := model.NewStore()
+	store.SetParam(model.ParamInitialSeed, seed)
+	if err := store.SetRNGStateFromSeed(seed); err != nil {
+		return res, err
+	}
+	idx := task.Split.Train
+	labels := make([]int32, len(idx))
+	for i, v := range idx {
+		labels[i] = task.Labels[v]
+	}
+	trainer := train.NewTrainer(backend, store, func(scope *model.Scope, nodes *Node) *Node {
+		return Gather(m.Logits(scope, nodes.Graph(), task), nodes)
+	}, loss.SparseCategoricalCrossEntropyLogits, optimizer.Adam().LearningRate(5e-3).Done(), nil, nil)
+	step := func() (float64, error) {
+		batch := train.Batch{
+			Inputs: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(slices.Clone(idx), len(idx), 1)},
+			Labels: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(slices.Clone(labels), len(labels), 1)},
+		}
+		return trainStep(trainer, batch)
+	}
+	timed := func(fn func() error) (float64, error) {
+		start := time.Now()
+		err := fn()
+		return float64(time.Since(start).Microseconds()) / 1000, err
+	}
+
+	var run func() error
+	if method.MCSamples > 0 {
+		// Initialise the variables with one training step, then time the inference graph.
+		if _, err := step(); err != nil {
+			return res, err
+		}
+		exec, err := model.NewExec(backend, store, func(scope *model.Scope, g *Graph) *Node {
+			mean, _ := stagnb.MonteCarlo(g, method.MCSamples, stagnb.MCMean, func(int) *Node {
+				return m.Logits(scope, g, task)
+			})
+			return mean
+		})
+		if err != nil {
+			return res, err
+		}
+		run = func() error {
+			out, err := exec.Call()
+			for _, t := range out {
+				t.FinalizeAll()
+			}
+			return err
+		}
+	} else {
+		run = func() error {
+			l, err := step()
+			res.FinalLoss = l
+			return err
+		}
+	}
+	if res.FirstStepMS, err = timed(run); err != nil {
+		return res, fmt.Errorf("bench %s: %w", method.Name, err)
+	}
+	for range warmup {
+		if err := run(); err != nil {
+			return res, fmt.Errorf("bench %s: %w", method.Name, err)
+		}
+	}
+	times := make([]float64, steps)
+	for i := range times {
+		if times[i], err = timed(run); err != nil {
+			return res, fmt.Errorf("bench %s: %w", method.Name, err)
+		}
+	}
+	slices.Sort(times)
+	res.MSPerStep = times[len(times)/2]
+	if len(times)%2 == 0 {
+		res.MSPerStep = (times[len(times)/2-1] + times[len(times)/2]) / 2
+	}
+	res.MSMin, res.MSMax = times[0], times[len(times)-1]
+	return res, nil
+}

@@ -1,0 +1,330 @@
+package models
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/gomlx/compute"
+	"github.com/stagnb/stagnb/datasets"
+	"github.com/stagnb/stagnb/stagnb"
+)
+
+// RunSpec is one (configuration, seed) of a paper table or figure: the unit that Reproduce runs
+// and records.
+type RunSpec struct {
+	Table   string `json:"table"`   // e.g. "table2"
+	Dataset string `json:"dataset"` // "cora" or "citeseer"
+	Config  string `json:"config"`  // the row, e.g. "deterministic", "normal(1,0.2)", "de(0.4)"
+	Layers  int    `json:"layers"`
+	Seed    int64  `json:"seed"`
+	Quick   bool   `json:"quick"`
+}
+
+// Column is the spec's column key in the paper's tables, e.g. "layers=2".
+func (s RunSpec) Column() string { return fmt.Sprintf("layers=%d", s.Layers) }
+
+// Path is the record's file, relative to the results directory:
+// [quick/]<table>/<dataset>/<column>/<config>/seed=<seed>.json.
+func (s RunSpec) Path() string {
+	p := filepath.Join(s.Table, s.Dataset, s.Column(), s.Config, fmt.Sprintf("seed=%d.json", s.Seed))
+	if s.Quick {
+		p = filepath.Join("quick", p)
+	}
+	return p
+}
+
+// Record is what Reproduce stores for one RunSpec: the metrics, the full configuration and the
+// provenance needed to trust and regenerate it.
+type Record struct {
+	Spec      RunSpec     `json:"spec"`
+	Model     ModelConfig `json:"model"`
+	Protocol  TrainConfig `json:"protocol"`
+	Result    *NodeResult `json:"result"`
+	Command   string      `json:"command"`
+	Commit    string      `json:"commit"`
+	Backend   string      `json:"backend"`
+	Device    string      `json:"device"`
+	GoMaxProc int         `json:"gomaxprocs"`
+	Time      string      `json:"time"`
+	Note      string      `json:"note,omitempty"`
+}
+
+// ModelConfig is the JSON-friendly description of a GCN configuration.
+type ModelConfig struct {
+	Layers            int     `json:"layers"`
+	Hidden            int     `json:"hidden"`
+	Noise             string  `json:"noise"`
+	FirstPlacement    string  `json:"first_placement"`
+	NormalMinChannels int     `json:"normal_min_channels,omitempty"`
+	OtherPlacement    string  `json:"other_placement"`
+	Activation        string  `json:"activation"`
+	Dropout           float64 `json:"dropout,omitempty"`
+	SelfLoops         bool    `json:"self_loops"`
+	Norm              string  `json:"norm"`
+}
+
+// Table2Configs are the rows of the paper's Table 2, as keys.
+var Table2Configs = []string{
+	"deterministic",
+	"normal(1,0.2)", "normal(1,0.4)", "normal(1,0.8)",
+	"uniform(0.8,1.2)", "uniform(0.6,1.4)", "uniform(0.2,1.8)",
+	"bernoulli(0.2)", "bernoulli(0.4)", "bernoulli(0.8)",
+	"de(0.2)", "de(0.4)", "de(0.8)",
+	"gdc(0.2)", "gdc(0.4)", "gdc(0.8)",
+}
+
+// Table2Specs lists the citation part of Table 2 for the given datasets: every row, 2 and 4
+// layers, seeds 1…5 (seed 1 only when quick).
+func Table2Specs(datasetNames []string, quick bool) []RunSpec {
+	seeds := 5
+	if quick {
+		seeds = 1
+	}
+	var specs []RunSpec
+	for _, d := range datasetNames {
+		for _, layers := range []int{2, 4} {
+			for _, c := range Table2Configs {
+				for s := 1; s <= seeds; s++ {
+					specs = append(specs, RunSpec{Table: "table2", Dataset: d, Config: c, Layers: layers, Seed: int64(s), Quick: quick})
+				}
+			}
+		}
+	}
+	return specs
+}
+
+// NoiseForConfig turns a Table 2 row key into its noise, as the original code implemented it:
+// STAG rows draw per layer × feature × edge without rescaling; de(p) drops edges (shared by
+// the features) and renormalises to the in-degree; gdc(p) drops per edge × feature and
+// renormalises per feature; both redraw in every layer and stay on at test time.
+func NoiseForConfig(config string) (*stagnb.Noise, error) {
+	switch {
+	case config == "deterministic":
+		return nil, nil
+	case strings.HasPrefix(config, "de(") || strings.HasPrefix(config, "gdc("):
+		var p float64
+		name := config[:strings.IndexByte(config, '(')]
+		if _, err := fmt.Sscanf(config[len(name):], "(%g)", &p); err != nil {
+			return nil, fmt.Errorf("config %q: %w", config, err)
+		}
+		d, err := stagnb.Bernoulli(p, false)
+		if err != nil {
+			return nil, fmt.Errorf("config %q: %w", config, err)
+		}
+		st := stagnb.Structure{Layers: stagnb.PerLayer, Features: stagnb.PerFeature, Edges: stagnb.PerEdge, Renormalize: true}
+		if name == "de" {
+			st.Features = stagnb.SharedFeatures
+		}
+		return stagnb.NewNoise(d, st), nil
+	}
+	d, err := stagnb.ParseDistribution(config)
+	if err != nil {
+		return nil, fmt.Errorf("config %q: %w", config, err)
+	}
+	return stagnb.NewNoise(d, stagnb.StructureSTAG), nil
+}
+
+// Table2Model is the network of Table 2's citation columns as the original code built it: DGL
+// GraphConv layers (W first when narrowing), 128 hidden units, ELU (the launcher did not pass
+// --activation; the paper says ReLU), no added self-loops, and no Normal noise on messages
+// narrower than 8 channels (the code's guard, which exempted the logits layer).
+func Table2Model(layers int, noise *stagnb.Noise) *GCN {
+	return &GCN{Layers: layers, Hidden: 128, Noise: noise, FirstPlacement: stagnb.DGLOrder,
+		OtherPlacement: stagnb.DGLOrder, Activation: "elu", NormalMinChannels: 8}
+}
+
+// Provenance is what a Record says about where it came from.
+type Provenance struct {
+	Command, Commit string
+}
+
+// ProtocolFor is the training protocol of a spec, with the spec's seed. Table 2: the code's
+// protocol (DefaultTrainConfig). Figure 5: Adam lr 1e-2, L2 5e-4 on the first layer, 400 epochs
+// and the test accuracy of the last evaluation (the paper; the code read its epoch-300
+// evaluation). Quick specs shrink epochs and Monte-Carlo samples (QuickTrainConfig).
+func ProtocolFor(spec RunSpec) TrainConfig {
+	cfg := DefaultTrainConfig()
+	if spec.Table == "figure5" {
+		cfg.LearningRate, cfg.WeightDecayFirst, cfg.Epochs, cfg.EvalEvery, cfg.SelectFinal = 1e-2, 5e-4, 400, 100, true
+	}
+	if spec.Quick {
+		q := QuickTrainConfig()
+		cfg.Epochs, cfg.EvalEvery, cfg.MCSamples = q.Epochs, q.EvalEvery, q.MCSamples
+	}
+	cfg.Seed = spec.Seed
+	return cfg
+}
+
+// ModelFor is the network of a spec. Table 2: Table2Model. Figure 5: the same GCN with 16 hidden
+// units (Kipf & Welling's setting), ReLU, and for the "dropout(p)" rows feature dropout instead
+// of noise.
+func ModelFor(spec RunSpec) (*GCN, error) {
+	if spec.Table == "figure5" && strings.HasPrefix(spec.Config, "dropout(") {
+		var p float64
+		if _, err := fmt.Sscanf(spec.Config, "dropout(%g)", &p); err != nil || p < 0 || p >= 1 {
+			return nil, fmt.Errorf("config %q: want dropout(p) with 0 ≤ p < 1", spec.Config)
+		}
+		m := Table2Model(spec.Layers, nil)
+		m.Hidden, m.Activation, m.Dropout = 16, "relu", p
+		return m, nil
+	}
+	noise, err := NoiseForConfig(spec.Config)
+	if err != nil {
+		return nil, err
+	}
+	m := Table2Model(spec.Layers, noise)
+	if spec.Table == "figure5" {
+		m.Hidden, m.Activation = 16, "relu"
+	}
+	return m, nil
+}
+
+// Figure5Configs are the curves of the paper's Figure 5.
+var Figure5Configs = []string{"dropout(0.5)", "normal(1,1)"}
+
+// Figure5Specs lists Figure 5 for the given datasets: Dropout and STAG Normal(1, 1) GCNs of 2 to 8
+// layers, seeds 1…5 (when quick: 2, 4 and 8 layers, seed 1).
+func Figure5Specs(datasetNames []string, quick bool) []RunSpec {
+	depths, seeds := []int{2, 3, 4, 5, 6, 7, 8}, 5
+	if quick {
+		depths, seeds = []int{2, 4, 8}, 1
+	}
+	var specs []RunSpec
+	for _, d := range datasetNames {
+		for _, layers := range depths {
+			for _, c := range Figure5Configs {
+				for s := 1; s <= seeds; s++ {
+					specs = append(specs, RunSpec{Table: "figure5", Dataset: d, Config: c, Layers: layers, Seed: int64(s), Quick: quick})
+				}
+			}
+		}
+	}
+	return specs
+}
+
+// Reproduce runs the specs that have no record under outDir yet, writing each record atomically
+// as soon as its run ends, so that an interrupted run loses at most the run in progress and a
+// second call does no training. protocol gives each spec's training protocol (nil: ProtocolFor).
+// logf reports progress (it may be nil). It returns the number of runs trained and skipped.
+func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []RunSpec, outDir string, prov Provenance,
+	protocol func(RunSpec) TrainConfig, logf func(format string, args ...any)) (trained, skipped int, err error) {
+	if protocol == nil {
+		protocol = ProtocolFor
+	}
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	tasks := map[string]*NodeTask{}
+	for i, spec := range specs {
+		path := filepath.Join(outDir, spec.Path())
+		if ok, err := validRecord(path); err != nil {
+			return trained, skipped, err
+		} else if ok {
+			skipped++
+			continue
+		}
+		task := tasks[spec.Dataset]
+		if task == nil {
+			p, err := datasets.LoadPlanetoid(resolver, spec.Dataset)
+			if err != nil {
+				return trained, skipped, err
+			}
+			if task, err = NewNodeTask(p, false, stagnb.NormBoth); err != nil {
+				return trained, skipped, err
+			}
+			tasks[spec.Dataset] = task
+		}
+		m, err := ModelFor(spec)
+		if err != nil {
+			return trained, skipped, err
+		}
+		cfg := protocol(spec)
+		logf("[%d/%d] %s %s %s %s seed %d…", i+1, len(specs), spec.Table, spec.Dataset, spec.Column(), spec.Config, spec.Seed)
+		res, err := TrainNodeClassifier(backend, task, m, cfg)
+		if err != nil {
+			return trained, skipped, fmt.Errorf("%s: %w", spec.Path(), err)
+		}
+		logf("    test %.2f%% at epoch %d (%.0f s)", 100*res.TestAcc, res.BestEpoch, res.WallSeconds)
+		rec := Record{Spec: spec, Protocol: cfg, Result: res, Command: prov.Command, Commit: prov.Commit,
+			Backend: stagnb.BackendName(backend), Device: stagnb.DeviceName(backend), GoMaxProc: runtime.GOMAXPROCS(0),
+			Time: time.Now().UTC().Format(time.RFC3339),
+			Model: ModelConfig{Layers: m.Layers, Hidden: m.Hidden, Noise: m.Noise.String(), Dropout: m.Dropout, FirstPlacement: m.FirstPlacement.String(),
+				OtherPlacement: m.OtherPlacement.String(), NormalMinChannels: m.NormalMinChannels, Activation: m.Activation, SelfLoops: task.SelfLoops, Norm: task.Features.Norm().String()}}
+		if spec.Quick {
+			rec.Note = "quick CPU settings — not comparable to the paper"
+		}
+		if err := writeRecord(path, rec); err != nil {
+			return trained, skipped, err
+		}
+		trained++
+	}
+	return trained, skipped, nil
+}
+
+// validRecord reports whether path holds a complete record; a missing file is false, an
+// unreadable or corrupt one is an error naming it (it is never overwritten silently).
+func validRecord(path string) (bool, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil || r.Result == nil {
+		return false, fmt.Errorf("%s: not a complete record (%v); move it away to rerun that configuration", path, err)
+	}
+	return true, nil
+}
+
+// writeRecord writes rec to path atomically (temporary file, then rename).
+func writeRecord(path string, rec Record) error {
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".record-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ReadRecords reads every record under dir (recursively).
+func ReadRecords(dir string) ([]Record, error) {
+	var recs []Record
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") || strings.HasPrefix(d.Name(), ".") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var r Record
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		recs = append(recs, r)
+		return nil
+	})
+	return recs, err
+}

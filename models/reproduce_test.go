@@ -1,0 +1,102 @@
+package models
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stagnb/stagnb/datasets"
+	"github.com/stagnb/stagnb/internal/stagtest"
+)
+
+func TestNoiseForConfig(t *testing.T) {
+	for config, want := range map[string]string{
+		"deterministic":    "none",
+		"normal(1,0.2)":    "normal(1,0.2) stag",
+		"uniform(0.8,1.2)": "uniform(0.8,1.2) stag",
+		"bernoulli(0.8)":   "bernoulli(0.8) stag",
+		"de(0.4)":          "bernoulli(0.4) stag+shared_features+renormalize",
+		"gdc(0.2)":         "bernoulli(0.2) stag+renormalize",
+	} {
+		n, err := NoiseForConfig(config)
+		if err != nil || n.String() != want {
+			t.Errorf("%s: %v (%v), want %s", config, n, err, want)
+		}
+	}
+	for _, bad := range []string{"gamma(1,2)", "de(x)", "gdc(1.5)"} {
+		if _, err := NoiseForConfig(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+	if got := len(Table2Specs([]string{"cora", "citeseer"}, false)); got != 2*2*16*5 {
+		t.Errorf("Table 2: %d specs, want %d", got, 2*2*16*5)
+	}
+}
+
+// TestReproduceResumes runs two tiny specs, checks their records, runs again (nothing is
+// trained), and checks that a corrupt record stops the run with an error naming it.
+func TestReproduceResumes(t *testing.T) {
+	coraTask(t) // skips without data
+	dir := t.TempDir()
+	specs := []RunSpec{
+		{Table: "table2", Dataset: "cora", Config: "deterministic", Layers: 2, Seed: 1, Quick: true},
+		{Table: "table2", Dataset: "cora", Config: "de(0.4)", Layers: 2, Seed: 1, Quick: true},
+		{Table: "figure5", Dataset: "cora", Config: "dropout(0.5)", Layers: 3, Seed: 1, Quick: true},
+	}
+	tiny := func(s RunSpec) TrainConfig {
+		c := ProtocolFor(s)
+		c.Epochs, c.EvalEvery, c.MCSamples = 2, 1, 2
+		return c
+	}
+	prov := Provenance{Command: "test", Commit: "abc"}
+	backend := stagtest.Backend(t)
+	trained, skipped, err := Reproduce(backend, datasets.NewResolver(), specs, dir, prov, tiny, t.Logf)
+	if err != nil || trained != 3 || skipped != 0 {
+		t.Fatalf("first run: trained %d skipped %d, %v", trained, skipped, err)
+	}
+	recs, err := ReadRecords(dir)
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("records: %d, %v", len(recs), err)
+	}
+	for _, r := range recs {
+		if r.Command != "test" || r.Commit != "abc" || r.Backend == "" || r.Device == "" || r.Time == "" ||
+			!strings.Contains(r.Note, "quick") || r.Result == nil || r.Protocol.Epochs != 2 || r.Model.Hidden != map[string]int{"table2": 128, "figure5": 16}[r.Spec.Table] {
+			t.Errorf("record %+v lacks provenance or settings", r)
+		}
+	}
+	trained, skipped, err = Reproduce(backend, datasets.NewResolver(), specs, dir, prov, tiny, t.Logf)
+	if err != nil || trained != 0 || skipped != 3 {
+		t.Fatalf("second run: trained %d skipped %d, %v; want 0 and 3", trained, skipped, err)
+	}
+	corrupt := filepath.Join(dir, specs[1].Path())
+	if err := os.WriteFile(corrupt, []byte(`{"spec":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Reproduce(backend, datasets.NewResolver(), specs, dir, prov, tiny, t.Logf)
+	if err == nil || !strings.Contains(err.Error(), corrupt) {
+		t.Errorf("corrupt record: error %v, want one naming %s", err, corrupt)
+	}
+}
+
+func TestFigure5Specs(t *testing.T) {
+	if got := len(Figure5Specs([]string{"cora", "citeseer"}, false)); got != 2*7*2*5 {
+		t.Errorf("Figure 5: %d specs, want %d", got, 2*7*2*5)
+	}
+	spec := RunSpec{Table: "figure5", Dataset: "cora", Config: "dropout(0.5)", Layers: 6, Seed: 3}
+	m, err := ModelFor(spec)
+	if err != nil || m.Dropout != 0.5 || m.Noise != nil || m.Hidden != 16 || m.Layers != 6 {
+		t.Errorf("dropout(0.5): %+v, %v", m, err)
+	}
+	spec.Config = "normal(1,1)"
+	if m, err = ModelFor(spec); err != nil || m.Dropout != 0 || m.Noise.String() != "normal(1,1) stag" || m.Hidden != 16 {
+		t.Errorf("normal(1,1): %+v, %v", m, err)
+	}
+	cfg := ProtocolFor(spec)
+	if cfg.LearningRate != 1e-2 || cfg.WeightDecayFirst != 5e-4 || cfg.Epochs != 400 || !cfg.SelectFinal || cfg.Seed != 3 {
+		t.Errorf("Figure 5 protocol %+v", cfg)
+	}
+	if _, err := ModelFor(RunSpec{Table: "figure5", Config: "dropout(1.5)"}); err == nil {
+		t.Errorf("dropout(1.5): no error")
+	}
+}

@@ -1,0 +1,166 @@
+package stagnb
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
+)
+
+// Aggregator is the deterministic aggregation function ρ applied to the (noisy) messages.
+type Aggregator int
+
+const (
+	// AggSum adds the messages arriving at a node.
+	AggSum Aggregator = iota
+	// AggMean averages them (a node without incoming edges gets 0).
+	AggMean
+	// AggMax takes their element-wise maximum (0 for a node without incoming edges).
+	AggMax
+	// AggMin takes their element-wise minimum (0 for a node without incoming edges).
+	AggMin
+	// AggStd is their element-wise population standard deviation, √(E[m²] − E[m]²).
+	AggStd
+)
+
+// ParseAggregator reads sum, mean, max, min or std.
+func ParseAggregator(s string) (Aggregator, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "sum":
+		return AggSum, nil
+	case "mean":
+		return AggMean, nil
+	case "max":
+		return AggMax, nil
+	case "min":
+		return AggMin, nil
+	case "std":
+		return AggStd, nil
+	}
+	return 0, fmt.Errorf("aggregator %q: unknown (want sum, mean, max, min or std)", s)
+}
+
+// String returns the aggregator's name as ParseAggregator reads it.
+func (a Aggregator) String() string {
+	switch a {
+	case AggSum:
+		return "sum"
+	case AggMean:
+		return "mean"
+	case AggMax:
+		return "max"
+	case AggMin:
+		return "min"
+	case AggStd:
+		return "std"
+	}
+	return fmt.Sprintf("Aggregator(%d)", int(a))
+}
+
+// Norm is the degree normalisation around the aggregation, as in DGL's GraphConv.
+// Degrees are the unweighted in/out-degrees of the edge list, clamped to ≥ 1.
+type Norm int
+
+const (
+	// NormBoth scales messages by d_out(u)^-½ and the aggregate by d_in(v)^-½:
+	// D^-½ A D^-½, the GCN normalisation (with self-loops in the edge list, D̃^-½ Ã D̃^-½).
+	NormBoth Norm = iota
+	// NormRight divides the aggregate by the in-degree d_in(v) (an average of the messages).
+	NormRight
+	// NormLeft divides each message by the out-degree d_out(u) of its source.
+	NormLeft
+	// NormNone applies no normalisation.
+	NormNone
+)
+
+// ParseNorm reads both, right, left or none.
+func ParseNorm(s string) (Norm, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "both":
+		return NormBoth, nil
+	case "right":
+		return NormRight, nil
+	case "left":
+		return NormLeft, nil
+	case "none":
+		return NormNone, nil
+	}
+	return 0, fmt.Errorf("normalisation %q: unknown (want both, right, left or none)", s)
+}
+
+// String returns the mode's name as ParseNorm reads it.
+func (n Norm) String() string {
+	return [...]string{"both", "right", "left", "none"}[n]
+}
+
+// Aggregate reduces the messages `[num_edges, C]` at their destination nodes with agg and
+// returns `[num_nodes, C]`. It uses Gather/Scatter on the edge list, never an N×N matrix.
+func Aggregate(messages *Node, edges *Edges, agg Aggregator) *Node {
+	g := messages.Graph()
+	if messages.Rank() != 2 || messages.Shape().Dimensions[0] != edges.NumEdges() {
+		exceptions.Panicf("stagnb.Aggregate: messages must be shaped [num_edges=%d, C], got %s", edges.NumEdges(), messages.Shape())
+	}
+	dtype := messages.DType()
+	c := messages.Shape().Dimensions[1]
+	out := shapes.Make(dtype, edges.NumNodes, c)
+	count := func() *Node { return BroadcastToDims(ConvertDType(edges.InDegree, dtype), edges.NumNodes, c) }
+	switch agg {
+	case AggSum:
+		return ScatterSum(Zeros(g, out), edges.Dst, messages, false, false)
+	case AggMean:
+		return Div(ScatterSum(Zeros(g, out), edges.Dst, messages, false, false), MaxScalar(count(), 1))
+	case AggMax, AggMin:
+		var r *Node
+		if agg == AggMax {
+			r = ScatterMax(BroadcastToDims(Infinity(g, dtype, -1), out.Dimensions...), edges.Dst, messages, false, false)
+		} else {
+			r = ScatterMin(BroadcastToDims(Infinity(g, dtype, 1), out.Dimensions...), edges.Dst, messages, false, false)
+		}
+		return Where(GreaterThan(count(), ZerosLike(r)), r, ZerosLike(r))
+	case AggStd:
+		n := MaxScalar(count(), 1)
+		mean := Div(ScatterSum(Zeros(g, out), edges.Dst, messages, false, false), n)
+		meanSq := Div(ScatterSum(Zeros(g, out), edges.Dst, Square(messages), false, false), n)
+		return Sqrt(MaxScalar(Sub(meanSq, Square(mean)), 0))
+	}
+	exceptions.Panicf("stagnb.Aggregate: unknown aggregator %d (want AggSum, AggMean, AggMax, AggMin or AggStd)", agg)
+	return nil
+}
+
+// StochasticAggregate is STAG's aggregation (the paper's Equation 6): each message
+// x[src] (`[num_nodes, C]` node features) is multiplied by its noise weight z, then the
+// messages are normalised (norm) and reduced at their destination (agg). It returns `[num_nodes, C]`.
+//
+// Noise is drawn in training graphs, and also in evaluation graphs unless noise.OffAtEval is set
+// (the paper keeps it on and averages Monte-Carlo samples; see MonteCarlo). A nil noise, or a
+// distribution that cannot vary, gives exactly the deterministic aggregation.
+func StochasticAggregate(scope *model.Scope, x *Node, edges *Edges, agg Aggregator, norm Norm, noise *Noise) *Node {
+	edges.checkNodes("StochasticAggregate", "x", x)
+	floatDType("StochasticAggregate", x.DType())
+	dtype := x.DType()
+	// Scaling the node features before the Gather is cheaper than scaling every message.
+	switch norm {
+	case NormBoth:
+		x = Mul(x, degreePow(edges.OutDegree, -0.5, dtype))
+	case NormLeft:
+		x = Mul(x, degreePow(edges.OutDegree, -1, dtype))
+	case NormRight, NormNone:
+	default:
+		exceptions.Panicf("stagnb.StochasticAggregate: unknown normalisation %d (want NormBoth, NormRight, NormLeft or NormNone)", norm)
+	}
+	messages := Gather(x, edges.Src)
+	if z := noise.Weights(scope, edges, x.Shape().Dimensions[1], dtype); z != nil {
+		messages = Mul(messages, z)
+	}
+	a := Aggregate(messages, edges, agg)
+	switch norm {
+	case NormBoth:
+		a = Mul(a, degreePow(edges.InDegree, -0.5, dtype))
+	case NormRight:
+		a = Mul(a, degreePow(edges.InDegree, -1, dtype))
+	}
+	return a
+}

@@ -1,0 +1,111 @@
+package stagnb
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/gomlx/gomlx/core/graph"
+)
+
+func TestChooseBackendHonoursEnv(t *testing.T) {
+	t.Setenv(BackendEnv, "go:ops_sequential")
+	got := ChooseBackend()
+	if got.Config != "go:ops_sequential" || !strings.Contains(got.Reason, BackendEnv) {
+		t.Fatalf("ChooseBackend() = %+v, want the $%s value", got, BackendEnv)
+	}
+}
+
+func TestChooseBackendWithoutGPU(t *testing.T) {
+	if hasNvidiaGPU() {
+		t.Skip("this machine has an NVIDIA GPU")
+	}
+	t.Setenv(BackendEnv, "")
+	if got := ChooseBackend(); got.Config != GoBackendConfig {
+		t.Fatalf("ChooseBackend() = %+v, want %q without a GPU", got, GoBackendConfig)
+	}
+}
+
+func TestNewBackendRunsAGraph(t *testing.T) {
+	var logged []string
+	b, err := NewBackend(func(format string, args ...any) {
+		logged = append(logged, format)
+		t.Logf(format, args...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Finalize()
+	if len(logged) != 1 || !strings.Contains(logged[0], "device") {
+		t.Errorf("NewBackend logged %q, want one line naming backend and device", logged)
+	}
+	got := MustExecOnce(b, func(x *Node) *Node { return ReduceAllSum(Mul(x, x)) }, []float32{1, 2, 3})
+	if v := got.Value().(float32); v != 14 {
+		t.Errorf("sum of squares on %s = %v, want 14", BackendName(b), v)
+	}
+}
+
+func TestNewBackendBadEnvIsAnError(t *testing.T) {
+	for _, cfg := range []string{"nosuchbackend", "go:nosuchoption", "xla:/nonexistent/plugin.so"} {
+		t.Run(cfg, func(t *testing.T) {
+			t.Setenv(BackendEnv, cfg)
+			if _, err := NewBackend(nil); err == nil || !strings.Contains(err.Error(), BackendEnv) {
+				t.Fatalf("NewBackend with $%s=%q: err = %v, want an error naming the variable", BackendEnv, cfg, err)
+			}
+		})
+	}
+}
+
+func TestFindCUDAPlugin(t *testing.T) {
+	touch := func(p string) string {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("not really a plugin"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	clear := func(t *testing.T) {
+		t.Setenv(PluginEnv, "")
+		t.Setenv(PluginPathEnv, "")
+		t.Setenv("VIRTUAL_ENV", "")
+		t.Setenv("HOME", t.TempDir())
+		t.Setenv("PATH", "") // no python3: only the explicit places are searched
+	}
+	t.Run("explicit file", func(t *testing.T) {
+		clear(t)
+		p := touch(filepath.Join(t.TempDir(), "my_plugin.so"))
+		t.Setenv(PluginEnv, p)
+		if got := FindCUDAPlugin(); got != p {
+			t.Fatalf("FindCUDAPlugin() = %q, want %q", got, p)
+		}
+	})
+	t.Run("search path", func(t *testing.T) {
+		clear(t)
+		dir := t.TempDir()
+		p := touch(filepath.Join(dir, "nvidia", "pjrt_c_api_cuda_plugin.so"))
+		t.Setenv(PluginPathEnv, dir)
+		if got := FindCUDAPlugin(); got != p {
+			t.Fatalf("FindCUDAPlugin() = %q, want %q", got, p)
+		}
+	})
+	t.Run("JAX wheel in a virtualenv", func(t *testing.T) {
+		clear(t)
+		venv := t.TempDir()
+		touch(filepath.Join(venv, "lib/python3.11/site-packages/jax_plugins/xla_cuda12/xla_cuda_plugin.so"))
+		p := touch(filepath.Join(venv, "lib/python3.11/site-packages/jax_plugins/xla_cuda13/xla_cuda_plugin.so"))
+		t.Setenv("VIRTUAL_ENV", venv)
+		if got := FindCUDAPlugin(); got != p {
+			t.Fatalf("FindCUDAPlugin() = %q, want the newest JAX plugin %q", got, p)
+		}
+	})
+	t.Run("none", func(t *testing.T) {
+		clear(t)
+		if got := FindCUDAPlugin(); got != "" {
+			t.Fatalf("FindCUDAPlugin() = %q, want none", got)
+		}
+	})
+}

@@ -1,0 +1,85 @@
+package stagnb_test
+
+import (
+	"math"
+	"testing"
+
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/stagnb/stagnb/internal/stagtest"
+	"github.com/stagnb/stagnb/stagnb"
+)
+
+// fourNodes is the hand-computed test graph (messages flow src → dst):
+//
+//	0→1, 2→1, 3→1, 1→2, 0→3
+//
+// in-degrees  [0, 3, 1, 1], out-degrees [2, 1, 1, 1]. Node 0 receives nothing.
+func fourNodes() *stagnb.EdgeList {
+	el, err := stagnb.NewEdgeList(4, []int32{0, 2, 3, 1, 0}, []int32{1, 1, 1, 2, 3})
+	if err != nil {
+		panic(err)
+	}
+	return el
+}
+
+// fourX are the node features of fourNodes, two channels (the second has negative values).
+var fourX = [][]float32{{1, -1}, {2, 5}, {4, 0}, {8, 3}}
+
+// runGraph builds and runs fn once with a fresh store seeded with seed, returning its outputs as
+// float64 slices.
+func runGraph(t *testing.T, seed int64, fn func(scope *model.Scope, g *Graph) []*Node) [][]float64 {
+	t.Helper()
+	store := model.NewStore()
+	if err := store.SetRNGStateFromSeed(seed); err != nil {
+		t.Fatal(err)
+	}
+	store.SetParam(model.ParamInitialSeed, seed)
+	exec := model.MustNewExec(stagtest.Backend(t), store, fn)
+	outs := exec.MustCall()
+	return flatten(t, outs)
+}
+
+// flatten converts float32 or float64 tensors to float64 slices.
+func flatten(t *testing.T, outs []*tensors.Tensor) [][]float64 {
+	t.Helper()
+	res := make([][]float64, len(outs))
+	for i, o := range outs {
+		switch v := o.Value().(type) {
+		case float32:
+			res[i] = []float64{float64(v)}
+		case float64:
+			res[i] = []float64{v}
+		default:
+			if f, err := tensors.CopyFlatData[float32](o); err == nil {
+				for _, x := range f {
+					res[i] = append(res[i], float64(x))
+				}
+			} else if d, err := tensors.CopyFlatData[float64](o); err == nil {
+				res[i] = d
+			} else {
+				t.Fatalf("output %d: unsupported tensor %s", i, o.Shape())
+			}
+		}
+	}
+	return res
+}
+
+// near reports whether a and b agree to a relative and absolute tolerance tol.
+func near(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*(1+math.Abs(b))
+}
+
+// checkNear fails the test for every element of got that is not near want.
+func checkNear(t *testing.T, what string, got, want []float64, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: got %d values, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if !near(got[i], want[i], tol) {
+			t.Errorf("%s[%d] = %g, want %g", what, i, got[i], want[i])
+		}
+	}
+}

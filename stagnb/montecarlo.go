@@ -1,0 +1,96 @@
+package stagnb
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gomlx/compute/dtypes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
+)
+
+// ParamMCSamples is the number of Monte-Carlo samples averaged at evaluation. The default is 32,
+// as in the paper.
+const ParamMCSamples = "stag_mc_samples"
+
+// MCReduce says how MonteCarlo combines its samples.
+type MCReduce int
+
+const (
+	// MCMean averages the raw outputs: logits for classification (what the paper's code did)
+	// or predictions for regression.
+	MCMean MCReduce = iota
+	// MCProbs averages the softmax probabilities over the last axis.
+	MCProbs
+	// MCVote counts the argmax of each sample: the mean is the fraction of votes per class
+	// (majority vote, as BBGDC does).
+	MCVote
+)
+
+// ParseMCReduce reads mean (or logits), probs or vote.
+func ParseMCReduce(s string) (MCReduce, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "mean", "logits":
+		return MCMean, nil
+	case "probs":
+		return MCProbs, nil
+	case "vote":
+		return MCVote, nil
+	}
+	return 0, fmt.Errorf("Monte-Carlo reduction %q: unknown (want mean, probs or vote)", s)
+}
+
+// String returns the reduction's name as ParseMCReduce reads it.
+func (r MCReduce) String() string { return [...]string{"mean", "probs", "vote"}[r] }
+
+// MonteCarlo runs forward `samples` times in one graph, each with fresh noise, and returns the
+// mean and the standard deviation over samples of the reduced outputs (see MCReduce), both
+// shaped like forward's output.
+//
+// The samples are unrolled, not batched: on the pure-Go backend an unrolled graph is faster and
+// needs far less memory than a [samples, E, C] batch. Noise shared across layers
+// (SharedLayers) is drawn once per sample. Whether noise is on at all follows each Noise's
+// OffAtEval and the graph's training flag.
+func MonteCarlo(g *Graph, samples int, reduce MCReduce, forward func(sample int) *Node) (mean, spread *Node) {
+	var sum, sumSq *Node
+	for _, y := range MonteCarloSamples(g, samples, forward) {
+		switch reduce {
+		case MCProbs:
+			y = Softmax(y, -1)
+		case MCVote:
+			y = OneHot(ArgMax(y, -1, dtypes.Int32), y.Shape().Dimensions[y.Rank()-1], y.DType())
+		case MCMean:
+		default:
+			exceptions.Panicf("stagnb.MonteCarlo: unknown reduction %d (want MCMean, MCProbs or MCVote)", reduce)
+		}
+		if sum == nil {
+			sum, sumSq = y, Square(y)
+		} else {
+			sum, sumSq = Add(sum, y), Add(sumSq, Square(y))
+		}
+	}
+	mean = DivScalar(sum, float64(samples))
+	spread = Sqrt(MaxScalar(Sub(DivScalar(sumSq, float64(samples)), Square(mean)), 0))
+	return mean, spread
+}
+
+// MonteCarloSamples runs forward `samples` times in one graph, each with fresh noise (noise shared
+// across layers is drawn once per sample), and returns the outputs, for reductions of one's own.
+func MonteCarloSamples(g *Graph, samples int, forward func(sample int) *Node) []*Node {
+	if samples < 1 {
+		exceptions.Panicf("stagnb.MonteCarlo: samples must be ≥ 1, got %d", samples)
+	}
+	prev, hadPrev := model.GetGraphParam(g, "/"+graphParamSample)
+	outs := make([]*Node, samples)
+	for k := range samples {
+		model.SetGraphParam(g, "/"+graphParamSample, k+1)
+		outs[k] = forward(k)
+	}
+	if hadPrev {
+		model.SetGraphParam(g, "/"+graphParamSample, prev)
+	} else {
+		model.SetGraphParam(g, "/"+graphParamSample, 0)
+	}
+	return outs
+}

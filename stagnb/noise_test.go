@@ -1,0 +1,344 @@
+package stagnb_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/stagnb/stagnb/stagnb"
+)
+
+func TestParseDistribution(t *testing.T) {
+	good := []struct {
+		in         string
+		mean, vari float64
+	}{
+		{"none", 1, 0},
+		{"normal(1, 0.2)", 1, 0.04},
+		{"Uniform(0.8,1.2)", 1, 0.4 * 0.4 / 12},
+		{"bernoulli(0.2)", 0.8, 0.16},
+		{"bernoulli(0.5,rescale)", 1, 1},
+	}
+	for _, tc := range good {
+		d, err := stagnb.ParseDistribution(tc.in)
+		if err != nil {
+			t.Errorf("%q: %v", tc.in, err)
+			continue
+		}
+		if !near(d.Mean(), tc.mean, 1e-12) || !near(d.Variance(), tc.vari, 1e-12) {
+			t.Errorf("%q: mean %g var %g, want %g %g", tc.in, d.Mean(), d.Variance(), tc.mean, tc.vari)
+		}
+		if back, err := stagnb.ParseDistribution(d.String()); err != nil || back != d {
+			t.Errorf("%q: String()=%q does not parse back (%v)", tc.in, d.String(), err)
+		}
+	}
+	bad := []struct{ in, want string }{
+		{"normal(1,-0.1)", "standard deviation σ=-0.1"},
+		{"uniform(1.2,0.8)", "upper bound b=0.8"},
+		{"bernoulli(1)", "drop rate p=1"},
+		{"bernoulli(-0.1)", "drop rate p=-0.1"},
+		{"gamma(1,2)", `unknown name "gamma"`},
+		{"normal(1)", "takes 2 parameters"},
+		{"normal(1,x)", `parameter "x" is not a number`},
+		{"normal(1,2", "missing closing parenthesis"},
+		{"normal(nan,1)", "must be finite"},
+	}
+	for _, tc := range bad {
+		_, err := stagnb.ParseDistribution(tc.in)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want one containing %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestParseStructure(t *testing.T) {
+	good := map[string]stagnb.Structure{
+		"stag":                           stagnb.StructureSTAG,
+		"dropout":                        stagnb.StructureDropout,
+		"dropedge":                       stagnb.StructureDropEdge,
+		"node_sampling":                  stagnb.StructureNodeSampling,
+		"gdc+renormalize":                {Layers: stagnb.PerLayer, Features: stagnb.PerFeature, Edges: stagnb.PerEdge, Renormalize: true},
+		"dropedge+per_layer+renormalize": {Layers: stagnb.PerLayer, Features: stagnb.SharedFeatures, Edges: stagnb.PerEdge, Renormalize: true},
+	}
+	for in, want := range good {
+		got, err := stagnb.ParseStructure(in)
+		if err != nil || got != want {
+			t.Errorf("%q: got %+v (%v), want %+v", in, got, err, want)
+		}
+		if back, err := stagnb.ParseStructure(got.String()); err != nil || back != got {
+			t.Errorf("%q: String()=%q does not parse back", in, got.String())
+		}
+	}
+	for in, want := range map[string]string{"bogus": `unknown preset "bogus"`, "stag+sideways": `unknown modifier "sideways"`} {
+		if _, err := stagnb.ParseStructure(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", in, err, want)
+		}
+	}
+}
+
+// TestSampleMoments checks the sample mean and variance of each distribution against its
+// analytic moments, with bounds of 5 standard errors: the mean's SE is σ/√n, the variance's
+// is √((μ₄ − σ⁴)/n) with μ₄ the fourth central moment.
+func TestSampleMoments(t *testing.T) {
+	const n = 200_000
+	type dist struct {
+		d  stagnb.Distribution
+		m4 float64 // fourth central moment
+	}
+	mk := func(d stagnb.Distribution, err error) stagnb.Distribution {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	bern := func(p float64, rescale bool) dist {
+		d := mk(stagnb.Bernoulli(p, rescale))
+		k, v := 1-p, 1.0
+		if rescale {
+			v = 1 / (1 - p)
+		}
+		return dist{d, math.Pow(v, 4) * k * (1 - k) * (1 - 3*k*(1-k))}
+	}
+	tests := []dist{
+		{mk(stagnb.Normal(1, 0.8)), 3 * math.Pow(0.8, 4)},
+		{mk(stagnb.Normal(0.5, 0.5)), 3 * math.Pow(0.5, 4)},
+		{mk(stagnb.Uniform(0.2, 1.8)), math.Pow(1.6, 4) / 80},
+		bern(0.2, false),
+		bern(0.8, true),
+	}
+	for _, tc := range tests {
+		t.Run(tc.d.String(), func(t *testing.T) {
+			out := runGraph(t, 7, func(scope *model.Scope, g *Graph) []*Node {
+				return []*Node{tc.d.Sample(scope, g, shapes.Make(dtypes.Float32, n))}
+			})[0]
+			var mean, m2 float64
+			for _, v := range out {
+				mean += v
+			}
+			mean /= n
+			for _, v := range out {
+				m2 += (v - mean) * (v - mean)
+			}
+			m2 /= n
+			wantMean, wantVar := tc.d.Mean(), tc.d.Variance()
+			seMean := math.Sqrt(wantVar / n)
+			seVar := math.Sqrt((tc.m4 - wantVar*wantVar) / n)
+			t.Logf("mean %.5f (want %.5f ± %.5f), variance %.5f (want %.5f ± %.5f)", mean, wantMean, seMean, m2, wantVar, seVar)
+			if math.Abs(mean-wantMean) > 5*seMean {
+				t.Errorf("sample mean %g, want %g ± 5×%g", mean, wantMean, seMean)
+			}
+			if math.Abs(m2-wantVar) > 5*seVar {
+				t.Errorf("sample variance %g, want %g ± 5×%g", m2, wantVar, seVar)
+			}
+		})
+	}
+}
+
+// randomEdgeList is a random directed graph with n nodes and about n·avgDeg edges (each node
+// gets at least one incoming edge).
+func randomEdgeList(n, avgDeg int, seed uint64) *stagnb.EdgeList {
+	r := rand.New(rand.NewPCG(seed, 1))
+	var src, dst []int32
+	for v := range n {
+		for range 1 + r.IntN(2*avgDeg-1) {
+			src = append(src, int32(r.IntN(n)))
+			dst = append(dst, int32(v))
+		}
+	}
+	el, err := stagnb.NewEdgeList(n, src, dst)
+	if err != nil {
+		panic(err)
+	}
+	return el
+}
+
+// drawLayers draws the noise weights of two layers (in one graph) for a graph with C channels and
+// returns them broadcast to [2][E][C].
+func drawLayers(t *testing.T, el *stagnb.EdgeList, noise *stagnb.Noise, c int) [2][][]float64 {
+	out := runGraph(t, 3, func(scope *model.Scope, g *Graph) []*Node {
+		edges := el.Const(g)
+		var res []*Node
+		for range 2 {
+			z := noise.Weights(scope, edges, c, dtypes.Float32)
+			res = append(res, BroadcastToDims(z, el.NumEdges(), c))
+		}
+		return res
+	})
+	var w [2][][]float64
+	for l := range 2 {
+		for e := range el.NumEdges() {
+			w[l] = append(w[l], out[l][e*c:(e+1)*c])
+		}
+	}
+	return w
+}
+
+// TestPresetMaskStructure checks that each Bernoulli preset draws the mask whose sharing
+// pattern the paper's Section 5 states: equal where Z shares a draw, independent elsewhere.
+func TestPresetMaskStructure(t *testing.T) {
+	const c = 16
+	el := randomEdgeList(60, 4, 11)
+	bern, _ := stagnb.Bernoulli(0.5, false)
+	// same(l1,e1,c1, l2,e2,c2) says whether the preset must give the two positions one draw.
+	tests := []struct {
+		name      string
+		structure stagnb.Structure
+		same      func(l1, e1, c1, l2, e2, c2 int) bool
+	}{
+		{"dropout Z[l,c]", stagnb.StructureDropout, func(l1, _, c1, l2, _, c2 int) bool { return l1 == l2 && c1 == c2 }},
+		{"dropedge Z[e]", stagnb.StructureDropEdge, func(_, e1, _, _, e2, _ int) bool { return e1 == e2 }},
+		{"node sampling Z[src]", stagnb.StructureNodeSampling, func(_, e1, _, _, e2, _ int) bool { return el.Src[e1] == el.Src[e2] }},
+		{"gdc Z[l,c,e]", stagnb.StructureGDC, func(l1, e1, c1, l2, e2, c2 int) bool { return l1 == l2 && e1 == e2 && c1 == c2 }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := drawLayers(t, el, stagnb.NewNoise(bern, tc.structure), c)
+			r := rand.New(rand.NewPCG(5, 5))
+			var pairs, differ int
+			zeros, total := 0, 0
+			for l := range 2 {
+				for e := range el.NumEdges() {
+					for ch := range c {
+						if v := w[l][e][ch]; v == 0 {
+							zeros++
+						} else if v != 1 {
+							t.Fatalf("mask value %g, want 0 or 1", v)
+						}
+						total++
+					}
+				}
+			}
+			// Draws that must be shared are equal; independent ones differ half the time.
+			for range 20000 {
+				l1, e1, c1 := r.IntN(2), r.IntN(el.NumEdges()), r.IntN(c)
+				l2, e2, c2 := r.IntN(2), r.IntN(el.NumEdges()), r.IntN(c)
+				if r.IntN(4) == 0 { // also probe close positions, which a wrong pattern would share
+					e2 = e1
+				}
+				a, b := w[l1][e1][c1], w[l2][e2][c2]
+				if tc.same(l1, e1, c1, l2, e2, c2) {
+					if a != b {
+						t.Fatalf("positions (l%d,e%d,c%d) and (l%d,e%d,c%d) must share a draw: %g != %g", l1, e1, c1, l2, e2, c2, a, b)
+					}
+					continue
+				}
+				pairs++
+				if a != b {
+					differ++
+				}
+			}
+			// Independent Bernoulli(½) pairs differ with probability ½. Some sampled pairs share a
+			// hidden draw only if the pattern is wrong, which pulls the fraction down.
+			frac := float64(differ) / float64(pairs)
+			se := math.Sqrt(0.25 / float64(pairs))
+			t.Logf("zero fraction %.3f; independent pairs differ %.3f of %d", float64(zeros)/float64(total), frac, pairs)
+			if math.Abs(frac-0.5) > 5*se {
+				t.Errorf("independent positions differ in %.3f of pairs, want 0.5 ± 5×%.4f", frac, se)
+			}
+		})
+	}
+}
+
+func TestRenormalizeRestoresInDegree(t *testing.T) {
+	const c = 4
+	el := randomEdgeList(40, 5, 2)
+	in := el.InDegrees()
+	for _, name := range []string{"dropedge+per_layer+renormalize", "gdc+renormalize"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := stagnb.ParseStructure(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bern, _ := stagnb.Bernoulli(0.4, false)
+			w := drawLayers(t, el, stagnb.NewNoise(bern, s), c)
+			for l := range 2 {
+				sums := make([][c]float64, el.NumNodes)
+				for e := range el.NumEdges() {
+					for ch := range c {
+						sums[el.Dst[e]][ch] += w[l][e][ch]
+					}
+				}
+				for v := range el.NumNodes {
+					for ch := range c {
+						if s := sums[v][ch]; s != 0 && math.Abs(s-float64(in[v])) > 1e-4 {
+							t.Errorf("layer %d node %d channel %d: weights sum to %g, want in-degree %d", l, v, ch, s, in[v])
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestUnbiasedSum checks E[noisy SUM] = E[z]·SUM with the Monte-Carlo mean of K samples:
+// per node and channel the noisy sum has variance Var(z)·Σ x_u², so the mean of K samples
+// must lie within 5·√(Var(z)·Σx²/K) of E[z]·Σx. The spread MonteCarlo returns is checked
+// against √(Var(z)·Σx²) the same way (loosely: 30 %).
+func TestUnbiasedSum(t *testing.T) {
+	const k = 400
+	el := fourNodes()
+	for _, spec := range []string{"normal(1,0.8)", "uniform(0.2,1.8)", "bernoulli(0.3)", "normal(2,0.5)"} {
+		t.Run(spec, func(t *testing.T) {
+			d, err := stagnb.ParseDistribution(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := runGraph(t, 9, func(scope *model.Scope, g *Graph) []*Node {
+				edges := el.Const(g)
+				x := Const(g, fourX)
+				mean, spread := stagnb.MonteCarlo(g, k, stagnb.MCMean, func(int) *Node {
+					return stagnb.StochasticAggregate(scope, x, edges, stagnb.AggSum, stagnb.NormNone, stagnb.NewNoise(d, stagnb.StructureSTAG))
+				})
+				return []*Node{mean, spread}
+			})
+			// Node 1 receives x0, x2, x3; node 2 x1; node 3 x0.
+			incoming := map[int][]int{1: {0, 2, 3}, 2: {1}, 3: {0}}
+			for v, us := range incoming {
+				for ch := range 2 {
+					var sum, sumSq float64
+					for _, u := range us {
+						x := float64(fourX[u][ch])
+						sum += x
+						sumSq += x * x
+					}
+					want := d.Mean() * sum
+					sd := math.Sqrt(d.Variance() * sumSq)
+					got := out[0][v*2+ch]
+					if math.Abs(got-want) > 5*sd/math.Sqrt(k) {
+						t.Errorf("node %d channel %d: MC mean %g, want %g ± 5×%g", v, ch, got, want, sd/math.Sqrt(k))
+					}
+					if spread := out[1][v*2+ch]; math.Abs(spread-sd) > 0.3*sd {
+						t.Errorf("node %d channel %d: MC spread %g, want ≈ %g", v, ch, spread, sd)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSameSeedSameNumbers(t *testing.T) {
+	noise := stagnb.NewNoise(stagnb.Distribution{Kind: stagnb.DistNormal, Mu: 1, Sigma: 0.5}, stagnb.StructureSTAG)
+	draw := func(seed int64) []float64 {
+		return runGraph(t, seed, func(scope *model.Scope, g *Graph) []*Node {
+			return []*Node{stagnb.StochasticAggregate(scope, Const(g, fourX), fourNodes().Const(g), stagnb.AggSum, stagnb.NormBoth, noise)}
+		})[0]
+	}
+	a, b, c := draw(42), draw(42), draw(43)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("seed 42 twice: element %d is %g then %g", i, a[i], b[i])
+		}
+	}
+	same := true
+	for i := range a {
+		same = same && a[i] == c[i]
+	}
+	if same {
+		t.Errorf("seeds 42 and 43 gave the same numbers %v", a)
+	}
+}

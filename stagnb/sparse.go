@@ -1,0 +1,238 @@
+package stagnb
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
+)
+
+// SparseInput is a constant sparse feature matrix X (`[num_nodes, num_features]`, CSR) on a fixed
+// edge list, prepared for the first layer of an aggregate-first STAG GCN: it computes
+// norm(Â ⊙ Z) X without ever forming the `[num_edges, num_features]` messages.
+//
+// Noise on a zero feature has no effect (z · 0 = 0), so only the pairs (edge u→v, non-zero
+// X[u, c]) matter: for Cora about 240k pairs instead of 19M edge × feature entries. Each pair
+// gets its own draw under per-edge × per-feature noise, which is exactly STAG's distribution.
+// The pairs are scattered into a dense `[num_nodes, num_features]` result, then one matmul
+// applies W.
+type SparseInput struct {
+	el          *EdgeList
+	numFeatures int
+	norm        Norm
+	// Per pair: destination node, feature column, edge, and the normalised value norm_e · X[u, c].
+	pairDst, pairCol, pairEdge []int32
+	pairVal                    []float32
+	// The dense X, for transform-first layers.
+	dense []float32
+}
+
+// NewSparseInput prepares X, given in CSR form (rowPtr has num_nodes+1 entries; col and val one
+// per non-zero), for aggregation over el with normalisation norm (the GCN layer must use the same).
+func NewSparseInput(el *EdgeList, numFeatures int, rowPtr, col []int32, val []float32, norm Norm) (*SparseInput, error) {
+	if err := el.Validate(); err != nil {
+		return nil, err
+	}
+	if len(rowPtr) != el.NumNodes+1 {
+		return nil, fmt.Errorf("stagnb.NewSparseInput: rowPtr has %d entries, want num_nodes+1 = %d", len(rowPtr), el.NumNodes+1)
+	}
+	if len(col) != len(val) || int(rowPtr[el.NumNodes]) != len(col) {
+		return nil, fmt.Errorf("stagnb.NewSparseInput: %d columns and %d values for rowPtr[last]=%d non-zeros", len(col), len(val), rowPtr[el.NumNodes])
+	}
+	for r := range el.NumNodes {
+		if rowPtr[r] > rowPtr[r+1] {
+			return nil, fmt.Errorf("stagnb.NewSparseInput: rowPtr decreases at row %d", r)
+		}
+	}
+	for i, c := range col {
+		if c < 0 || int(c) >= numFeatures {
+			return nil, fmt.Errorf("stagnb.NewSparseInput: non-zero %d has column %d outside [0, %d)", i, c, numFeatures)
+		}
+	}
+	din, dout := el.InDegrees(), el.OutDegrees()
+	s := &SparseInput{el: el, numFeatures: numFeatures, norm: norm, dense: make([]float32, el.NumNodes*numFeatures)}
+	for r := range el.NumNodes {
+		for i := rowPtr[r]; i < rowPtr[r+1]; i++ {
+			s.dense[r*numFeatures+int(col[i])] += val[i]
+		}
+	}
+	for e := range el.Src {
+		u, v := el.Src[e], el.Dst[e]
+		var coef float64
+		switch norm {
+		case NormBoth:
+			coef = 1 / math.Sqrt(float64(max(dout[u], 1))*float64(max(din[v], 1)))
+		case NormRight:
+			coef = 1 / float64(max(din[v], 1))
+		case NormLeft:
+			coef = 1 / float64(max(dout[u], 1))
+		case NormNone:
+			coef = 1
+		default:
+			return nil, fmt.Errorf("stagnb.NewSparseInput: unknown normalisation %d", norm)
+		}
+		for i := rowPtr[u]; i < rowPtr[u+1]; i++ {
+			s.pairDst = append(s.pairDst, v)
+			s.pairCol = append(s.pairCol, col[i])
+			s.pairEdge = append(s.pairEdge, int32(e))
+			s.pairVal = append(s.pairVal, float32(coef)*val[i])
+		}
+	}
+	return s, nil
+}
+
+// NumPairs is the number of (edge, non-zero feature) pairs, the number of noise draws per layer
+// under per-edge × per-feature noise.
+func (s *SparseInput) NumPairs() int { return len(s.pairVal) }
+
+// NumFeatures is X's number of columns.
+func (s *SparseInput) NumFeatures() int { return s.numFeatures }
+
+// Norm is the normalisation folded into the pairs.
+func (s *SparseInput) Norm() Norm { return s.norm }
+
+// Dense returns X as a dense `Float32[num_nodes, num_features]` constant of graph g.
+func (s *SparseInput) Dense(g *Graph) *Node {
+	return graphConst(g, s, "dense", func() *Node { return Reshape(Const(g, s.dense), s.el.NumNodes, s.numFeatures) })
+}
+
+// pairs returns the pairs' values `[P]`, edges `[P, 1]`, columns `[P, 1]` and scatter indices
+// `[P, 2]` (destination, column) as constants of g, created once per graph.
+func (s *SparseInput) pairs(g *Graph) (vals, edge, col, idx *Node) {
+	p := s.NumPairs()
+	vals = graphConst(g, s, "vals", func() *Node { return Const(g, s.pairVal) })
+	edge = graphConst(g, s, "edge", func() *Node { return Reshape(Const(g, s.pairEdge), p, 1) })
+	col = graphConst(g, s, "col", func() *Node { return Reshape(Const(g, s.pairCol), p, 1) })
+	idx = graphConst(g, s, "idx", func() *Node {
+		return Concatenate([]*Node{Reshape(Const(g, s.pairDst), p, 1), col}, 1)
+	})
+	return
+}
+
+// Aggregate returns norm(Â ⊙ Z) X as a dense `Float32[num_nodes, num_features]`: the SUM
+// aggregation of the noisy input features, with edges the in-graph form of the same edge list.
+// Per-edge × per-feature noise without renormalisation draws one weight per pair. Other
+// structures draw their usual weights (see Noise.Weights) and pick each pair's weight; the one
+// combination that would need the full `[num_edges, num_features]` noise (per-feature noise that
+// is per source node, or renormalised per feature) panics.
+func (s *SparseInput) Aggregate(scope *model.Scope, edges *Edges, noise *Noise) *Node {
+	vals := s.noisyValues(scope, edges, noise)
+	_, _, _, idx := s.pairs(edges.Src.Graph())
+	return ScatterSum(Zeros(vals.Graph(), shapes.Make(dtypes.Float32, s.el.NumNodes, s.numFeatures)), idx, vals, false, false)
+}
+
+// AggregateMatMul returns Aggregate(scope, edges, noise)·w (`[num_nodes, out]` for w
+// `[num_features, out]`). Its gradient with respect to w is Sᵀ·v with Sᵀ scattered directly
+// from the pairs, which on the pure-Go backend is much cheaper than transposing the dense S.
+func (s *SparseInput) AggregateMatMul(scope *model.Scope, edges *Edges, noise *Noise, w *Node) *Node {
+	g := edges.Src.Graph()
+	if w.Rank() != 2 || w.Shape().Dimensions[0] != s.numFeatures || w.DType() != dtypes.Float32 {
+		exceptions.Panicf("stagnb.SparseInput.AggregateMatMul: w must be Float32[num_features=%d, out], got %s", s.numFeatures, w.Shape())
+	}
+	vals := s.noisyValues(scope, edges, noise)
+	_, _, _, idx := s.pairs(g)
+	n, f := s.el.NumNodes, s.numFeatures
+	agg := ScatterSum(Zeros(g, shapes.Make(dtypes.Float32, n, f)), idx, vals, false, false)
+	return matMulWithTransposed(agg, w, func() *Node {
+		idxT := graphConst(g, s, "idxT", func() *Node {
+			return Concatenate([]*Node{Slice(idx, AxisRange(), AxisElem(1)), Slice(idx, AxisRange(), AxisElem(0))}, 1)
+		})
+		return ScatterSum(Zeros(g, shapes.Make(dtypes.Float32, f, n)), idxT, StopGradient(vals), false, false)
+	})
+}
+
+// DenseMatMul returns X·w for the dense X (`[num_nodes, out]` for w `[num_features, out]`), with
+// the gradient with respect to w computed from a constant Xᵀ instead of transposing X every step.
+func (s *SparseInput) DenseMatMul(w *Node) *Node {
+	g := w.Graph()
+	return matMulWithTransposed(s.Dense(g), w, func() *Node {
+		return graphConst(g, s, "denseT", func() *Node { return Transpose(s.Dense(g), 0, 1) })
+	})
+}
+
+// matMulWithTransposed returns a·w (a `[n, f]`, w `[f, h]`, a receiving no gradient) whose gradient
+// with respect to w is aT()·v, aT() building aᵀ only when the gradient is needed. On the pure-Go
+// backend the autodiff form transposes a at every step, which for Cora's features costs more
+// than the product itself.
+func matMulWithTransposed(a, w *Node, aT func() *Node) *Node {
+	g := w.Graph()
+	n, f, h := a.Shape().Dimensions[0], a.Shape().Dimensions[1], w.Shape().Dimensions[1]
+	// The gradient reaches w through q, an identity whose custom gradient is aᵀ·v. q has
+	// max(n, f) rows so that it can carry both w ([f, h]) and v ([n, h]).
+	m := max(n, f)
+	pad := func(x *Node, rows int) *Node {
+		if rows == m {
+			return x
+		}
+		return Concatenate([]*Node{x, Zeros(g, shapes.Make(w.DType(), m-rows, h))}, 0)
+	}
+	q := IdentityWithCustomGradient(pad(w, f), func(_, v *Node) *Node {
+		return pad(MatMul(aT(), Slice(v, AxisRange(0, n))), f)
+	})
+	q = Slice(q, AxisRange(0, n))
+	return Add(MatMul(StopGradient(a), StopGradient(w)), Sub(q, StopGradient(q)))
+}
+
+// noisyValues returns the pairs' values `[P]` multiplied by their noise weights.
+func (s *SparseInput) noisyValues(scope *model.Scope, edges *Edges, noise *Noise) *Node {
+	g := edges.Src.Graph()
+	p := s.NumPairs()
+	dtype := dtypes.Float32
+	vals, edge, col, _ := s.pairs(g)
+	if noise != nil && !noise.Dist.IsNone() {
+		st := noise.Structure
+		switch {
+		case !noise.Active(scope, g) && noise.Dist.Kind != DistGiven:
+			vals = MulScalar(vals, noise.Dist.Mean())
+		case st.Features == PerFeature && st.Edges == PerEdge && !st.Renormalize && noise.Dist.Kind != DistGiven:
+			if st.Layers == SharedLayers {
+				exceptions.Panicf("stagnb.SparseInput.Aggregate: per-feature noise shared across layers (%s) needs equal layer widths; the input layer has %d features", noise, s.numFeatures)
+			}
+			vals = Mul(vals, noise.Dist.Sample(scope, g, shapes.Make(dtype, p)))
+		case st.Features == PerFeature && (st.Edges == PerSourceNode || st.Renormalize) || noise.Dist.Kind == DistGiven:
+			exceptions.Panicf("stagnb.SparseInput.Aggregate: noise %s cannot be drawn per non-zero; use dense features (StochasticAggregate)", noise)
+		default:
+			z := noise.Weights(scope, edges, s.numFeatures, dtype) // [E,1], [1,F] or [1,1]
+			rows, cols := z.Shape().Dimensions[0], z.Shape().Dimensions[1]
+			switch {
+			case rows == 1 && cols == 1:
+				vals = Mul(vals, Reshape(z))
+			case cols == 1:
+				vals = Mul(vals, Reshape(Gather(z, edge), p))
+			default:
+				vals = Mul(vals, Reshape(Gather(Reshape(z, cols, 1), col), p))
+			}
+		}
+	}
+	return vals
+}
+
+// graphConstKey identifies a constant that an object put into a graph.
+type graphConstKey struct {
+	owner any
+	name  string
+}
+
+// graphConst returns the constant (owner, name) of graph g, building it with build the first time,
+// so that Monte-Carlo samples and layers share one copy.
+func graphConst(g *Graph, owner any, name string, build func() *Node) *Node {
+	const param = "/stagnb_consts"
+	var cache map[graphConstKey]*Node
+	if v, ok := model.GetGraphParam(g, param); ok {
+		cache = v.(map[graphConstKey]*Node)
+	} else {
+		cache = map[graphConstKey]*Node{}
+		model.SetGraphParam(g, param, cache)
+	}
+	key := graphConstKey{owner, name}
+	if n, ok := cache[key]; ok {
+		return n
+	}
+	n := build()
+	cache[key] = n
+	return n
+}

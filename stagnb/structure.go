@@ -1,0 +1,287 @@
+package stagnb
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
+)
+
+// LayerSharing says whether the message-passing layers draw their own noise.
+type LayerSharing int
+
+const (
+	// PerLayer draws fresh noise in every layer: Z[l, …] independent over l.
+	PerLayer LayerSharing = iota
+	// SharedLayers draws once per forward pass and reuses the draw in every layer: Z[:, …] shared.
+	// The layers must then ask for noise of the same shape.
+	SharedLayers
+)
+
+// FeatureSharing says whether the feature channels draw their own noise.
+type FeatureSharing int
+
+const (
+	// PerFeature draws one weight per feature channel: Z[l, c, …] independent over c.
+	PerFeature FeatureSharing = iota
+	// SharedFeatures draws one weight for all channels: Z[l, :, …] shared.
+	SharedFeatures
+)
+
+// EdgeSharing says how the noise is shared among the edges.
+type EdgeSharing int
+
+const (
+	// PerEdge draws one weight per edge: Z[…, u, v] independent over edges.
+	PerEdge EdgeSharing = iota
+	// PerSourceNode draws one weight per node and applies it to every message the node sends,
+	// as node sampling does (the paper's Z[:, :, v, v]).
+	PerSourceNode
+	// AllEdges draws one weight for the whole graph: Z[…, :, :] shared.
+	AllEdges
+)
+
+// Structure is the sharing pattern of the paper's 4-D noise tensor Z[L, C, N, N] (Section 5):
+// which axes draw independently and which reuse one draw.
+type Structure struct {
+	Layers   LayerSharing
+	Features FeatureSharing
+	Edges    EdgeSharing
+	// Renormalize rescales the weights arriving at each node so that they sum to its in-degree
+	// (per feature when the noise is per feature), where that sum is not zero: the original
+	// code's DropEdge and Graph DropConnect baselines. Nodes whose weights are all zero get 0.
+	Renormalize bool
+}
+
+// The named structures of the paper's Section 5 ("STAG as a Unifying Framework").
+var (
+	// StructureSTAG is per layer × feature × edge: the paper's continuous STAG, and what its code drew.
+	StructureSTAG = Structure{Layers: PerLayer, Features: PerFeature, Edges: PerEdge}
+	// StructureDropout is Z[l, i, :, :] ~ q with Z ∈ R^{L×C}: one weight per layer and feature,
+	// shared by all edges. With Bernoulli it is (binary) Dropout on the aggregated inputs,
+	// with Normal it is Gaussian Dropout.
+	StructureDropout = Structure{Layers: PerLayer, Features: PerFeature, Edges: AllEdges}
+	// StructureDropEdge is Z[:, :, u, v] ~ q with Z ∈ R^{|E|}: one weight per edge, shared by
+	// the layers and the features.
+	StructureDropEdge = Structure{Layers: SharedLayers, Features: SharedFeatures, Edges: PerEdge}
+	// StructureNodeSampling is Z[:, :, v, v] ~ q with Z ∈ R^N (FastGCN-style node sampling):
+	// one weight per node, applied to all its outgoing messages, shared by layers and features.
+	StructureNodeSampling = Structure{Layers: SharedLayers, Features: SharedFeatures, Edges: PerSourceNode}
+	// StructureGDC is Z[l, c, u, v] ~ q with Z ∈ R^{L×C×|E|} (Graph DropConnect): per layer,
+	// feature and edge. It is StructureSTAG's pattern, used with a Bernoulli.
+	StructureGDC = Structure{Layers: PerLayer, Features: PerFeature, Edges: PerEdge}
+)
+
+// ParseStructure reads a preset name (stag, dropout, dropedge, node_sampling, gdc) optionally
+// followed by modifiers joined with "+": per_layer or shared_layers, per_feature or
+// shared_features, per_edge, per_source_node or all_edges, and renormalize.
+// For example "dropedge+per_layer+renormalize" is the original code's DE baseline.
+func ParseStructure(s string) (Structure, error) {
+	parts := strings.Split(strings.ToLower(strings.TrimSpace(s)), "+")
+	presets := map[string]Structure{
+		"stag": StructureSTAG, "dropout": StructureDropout, "dropedge": StructureDropEdge,
+		"node_sampling": StructureNodeSampling, "gdc": StructureGDC,
+	}
+	st, ok := presets[parts[0]]
+	if !ok {
+		return Structure{}, fmt.Errorf("noise structure %q: unknown preset %q (want stag, dropout, dropedge, node_sampling or gdc)", s, parts[0])
+	}
+	for _, m := range parts[1:] {
+		switch m {
+		case "per_layer":
+			st.Layers = PerLayer
+		case "shared_layers":
+			st.Layers = SharedLayers
+		case "per_feature":
+			st.Features = PerFeature
+		case "shared_features":
+			st.Features = SharedFeatures
+		case "per_edge":
+			st.Edges = PerEdge
+		case "per_source_node":
+			st.Edges = PerSourceNode
+		case "all_edges":
+			st.Edges = AllEdges
+		case "renormalize":
+			st.Renormalize = true
+		default:
+			return Structure{}, fmt.Errorf("noise structure %q: unknown modifier %q (want per_layer, shared_layers, per_feature, shared_features, per_edge, per_source_node, all_edges or renormalize)", s, m)
+		}
+	}
+	return st, nil
+}
+
+// String writes the structure in the form ParseStructure reads, naming the closest preset.
+func (s Structure) String() string {
+	base := s
+	base.Renormalize = false
+	for _, p := range []struct {
+		name string
+		st   Structure
+	}{{"stag", StructureSTAG}, {"dropout", StructureDropout}, {"dropedge", StructureDropEdge}, {"node_sampling", StructureNodeSampling}} {
+		if base == p.st {
+			if s.Renormalize {
+				return p.name + "+renormalize"
+			}
+			return p.name
+		}
+	}
+	parts := []string{"stag"}
+	if s.Layers == SharedLayers {
+		parts = append(parts, "shared_layers")
+	}
+	if s.Features == SharedFeatures {
+		parts = append(parts, "shared_features")
+	}
+	switch s.Edges {
+	case PerSourceNode:
+		parts = append(parts, "per_source_node")
+	case AllEdges:
+		parts = append(parts, "all_edges")
+	}
+	if s.Renormalize {
+		parts = append(parts, "renormalize")
+	}
+	return strings.Join(parts, "+")
+}
+
+// Noise is a complete noise specification: the law of each weight, how the weights are shared,
+// and whether the noise stays on when the graph is not training.
+//
+// The zero value is "no noise". A nil *Noise also means no noise.
+type Noise struct {
+	Dist      Distribution
+	Structure Structure
+	// OffAtEval replaces the weights by their mean E[z] when the graph is not a training graph
+	// (weight scaling, as Dropout does at test time). The paper keeps the noise on at test time
+	// and averages Monte-Carlo samples, which is the default (false).
+	OffAtEval bool
+}
+
+// NewNoise returns the noise with distribution d and structure s, noise on at evaluation.
+func NewNoise(d Distribution, s Structure) *Noise {
+	return &Noise{Dist: d, Structure: s}
+}
+
+// Active reports whether this noise draws anything in graph g.
+func (n *Noise) Active(scope *model.Scope, g *Graph) bool {
+	if n == nil || n.Dist.IsNone() {
+		return false
+	}
+	return !n.OffAtEval || (scope != nil && scope.IsTraining(g))
+}
+
+// String describes the noise, e.g. "normal(1,0.2) stag".
+func (n *Noise) String() string {
+	if n == nil || n.Dist.IsNone() {
+		return "none"
+	}
+	s := n.Dist.String() + " " + n.Structure.String()
+	if n.OffAtEval {
+		s += " off-at-eval"
+	}
+	return s
+}
+
+// graphParamSample is the graph parameter (set by MonteCarlo) that numbers the current
+// sample, so that noise shared across layers is drawn once per sample.
+const graphParamSample = "stagnb_mc_sample"
+
+// sharedDrawKey identifies a draw reused across layers within one forward pass.
+type sharedDrawKey struct {
+	noise  *Noise
+	sample int
+	rows   int
+	cols   int
+	dtype  dtypes.DType
+}
+
+// Weights draws the noise weights for the messages of edges, `width` channels each, and returns
+// them shaped to multiply the `[num_edges, width]` messages: `[num_edges, width]`,
+// `[num_edges, 1]`, `[1, width]` or `[1, 1]` depending on the structure.
+// It returns nil when the noise is not active (see Active); when it is off at evaluation it
+// returns the constant E[z].
+func (n *Noise) Weights(scope *model.Scope, edges *Edges, width int, dtype dtypes.DType) *Node {
+	g := edges.Src.Graph()
+	if n == nil || n.Dist.IsNone() {
+		return nil
+	}
+	if !n.Active(scope, g) {
+		if n.Dist.Kind == DistGiven {
+			return ConvertDType(n.Dist.MuNode, dtype)
+		}
+		return Scalar(g, dtype, n.Dist.Mean())
+	}
+	rows := edges.NumEdges()
+	switch n.Structure.Edges {
+	case PerSourceNode:
+		rows = edges.NumNodes
+	case AllEdges:
+		rows = 1
+	}
+	cols := width
+	if n.Structure.Features == SharedFeatures {
+		cols = 1
+	}
+	draw := func() *Node {
+		z := n.Dist.Sample(scope, g, shapes.Make(dtype, rows, cols))
+		if n.Structure.Edges == PerSourceNode {
+			z = Gather(z, edges.Src)
+		}
+		if n.Structure.Renormalize {
+			z = renormalizeToInDegree(z, edges)
+		}
+		return z
+	}
+	if n.Structure.Layers == PerLayer {
+		return draw()
+	}
+	sample, _ := model.GetGraphParam(g, "/"+graphParamSample)
+	si, _ := sample.(int)
+	key := sharedDrawKey{noise: n, sample: si, rows: rows, cols: cols, dtype: dtype}
+	cache := sharedDraws(g)
+	if z, ok := cache[key]; ok {
+		return z
+	}
+	for k := range cache {
+		if k.noise == n && k.sample == si && k.cols != cols {
+			exceptions.Panicf("stagnb.Noise.Weights: noise shared across layers (%s) needs the same shape in every layer: got %d then %d channels; use SharedFeatures or equal widths", n, k.cols, cols)
+		}
+	}
+	z := draw()
+	cache[key] = z
+	return z
+}
+
+// sharedDraws returns the per-graph cache of draws shared across layers.
+func sharedDraws(g *Graph) map[sharedDrawKey]*Node {
+	const name = "/stagnb_shared_draws"
+	if v, ok := model.GetGraphParam(g, name); ok {
+		return v.(map[sharedDrawKey]*Node)
+	}
+	m := map[sharedDrawKey]*Node{}
+	model.SetGraphParam(g, name, m)
+	return m
+}
+
+// renormalizeToInDegree rescales z (`[num_edges, C']`, or `[1, C']` broadcast to all edges) so that
+// the weights arriving at each node sum to its in-degree, per column; where they sum to 0 the
+// weights stay 0.
+func renormalizeToInDegree(z *Node, edges *Edges) *Node {
+	g := z.Graph()
+	dtype := z.DType()
+	e, cols := edges.NumEdges(), z.Shape().Dimensions[1]
+	if z.Shape().Dimensions[0] != e {
+		z = BroadcastToDims(z, e, cols)
+	}
+	sums := ScatterSum(Zeros(g, shapes.Make(dtype, edges.NumNodes, cols)), edges.Dst, z, false, false)
+	deg := ConvertDType(edges.InDegree, dtype)
+	nonZero := NotEqual(sums, ZerosLike(sums))
+	safe := Where(nonZero, sums, OnesLike(sums))
+	factor := Where(nonZero, Div(BroadcastToDims(deg, edges.NumNodes, cols), safe), ZerosLike(sums))
+	return Mul(z, Gather(factor, edges.Dst))
+}
