@@ -42,9 +42,12 @@ func runFakeFrontEnd(t *testing.T, moveTo string, noAnswer bool) frontEndRun {
 	if noAnswer {
 		cmd.Env = append(cmd.Env, "NO_ANSWER=1")
 	}
+	killGroupOnCancel(cmd)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	killGroup(cmd)
+	if err != nil {
 		t.Fatalf("fake front-end: %v\n%s", err, tail(stderr.String(), 3000))
 	}
 	var run frontEndRun
