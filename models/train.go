@@ -86,10 +86,20 @@ type NodeResult struct {
 	Evaluations []Evaluation `json:"evaluations"`
 }
 
+// NodeClassifier is a model that TrainNodeClassifier can train: GCN, and the variational and
+// Bayesian models.
+type NodeClassifier interface {
+	// Logits builds the model in graph g and returns `Float32[num_nodes, num_classes]`. While
+	// training (scope.IsTraining(g)) it may add its own regularisation terms with
+	// train.AddRegularizationLoss (a variational model's KL, for example). The first message-passing
+	// layer must be scoped "layer_0": TrainConfig.WeightDecayFirst applies to its variables.
+	Logits(scope *model.Scope, g *Graph, task *NodeTask) *Node
+}
+
 // TrainNodeClassifier trains m on task with protocol cfg on backend and returns the test metrics
 // at the best validation accuracy. A NaN or infinite loss stops the run with an error naming the
 // epoch.
-func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m *GCN, cfg TrainConfig) (*NodeResult, error) {
+func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifier, cfg TrainConfig) (*NodeResult, error) {
 	if cfg.Epochs < 1 || cfg.EvalEvery < 1 || cfg.MCSamples < 1 {
 		return nil, fmt.Errorf("models.TrainNodeClassifier: Epochs=%d, EvalEvery=%d, MCSamples=%d must be ≥ 1", cfg.Epochs, cfg.EvalEvery, cfg.MCSamples)
 	}
