@@ -115,7 +115,7 @@ func Bench(backend compute.Backend, task *NodeTask, method BenchMethod, layers, 
 			Inputs: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(slices.Clone(idx), len(idx), 1)},
 			Labels: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(slices.Clone(labels), len(labels), 1)},
 		}
-		return trainStep(trainer, batch)
+		return trainStep(trainer, batch, nil)
 	}
 	timed := func(fn func() error) (float64, error) {
 		start := time.Now()

@@ -120,7 +120,7 @@ func TrainGraphRegressor(backend compute.Backend, task *GraphTask, m *GraphRegre
 			}
 		}
 		return pred
-	}, loss.MeanSquaredError, optimizer.Adam().LearningRate(cfg.LearningRate).Done(), nil, nil)
+	}, loss.MeanSquaredError, checkedOptimizer{optimizer.Adam().LearningRate(cfg.LearningRate).Done()}, nil, nil)
 	eval, err := model.NewExec(backend, store, func(scope *model.Scope, g *Graph) []*Node {
 		var outs []*Node
 		for _, b := range []*GraphBatch{task.Val, task.Test} {
@@ -147,11 +147,14 @@ func TrainGraphRegressor(backend compute.Backend, task *GraphTask, m *GraphRegre
 		res.FinalLoss, err = trainStep(trainer, train.Batch{
 			Inputs: []*tensors.Tensor{tensors.FromValue(int32(epoch))},
 			Labels: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(append([]float32(nil), task.Train.Labels...), len(task.Train.Labels))},
-		})
+		}, store)
 		if err != nil {
 			return nil, fmt.Errorf("models.TrainGraphRegressor: epoch %d: %w", epoch, err)
 		}
 		if epoch%cfg.EvalEvery != 0 && epoch != cfg.Epochs {
+			if cfg.Progress != nil {
+				cfg.Progress(regressionProgress(epoch, cfg.Epochs, res.FinalLoss, false))
+			}
 			continue
 		}
 		outs, err := eval.Call()
@@ -177,11 +180,17 @@ func TrainGraphRegressor(backend compute.Backend, task *GraphTask, m *GraphRegre
 			res.TestPredStd = s / float64(len(spread))
 		}
 		if cfg.Progress != nil {
-			cfg.Progress(Progress{Epoch: epoch, Epochs: cfg.Epochs, Loss: res.FinalLoss})
+			cfg.Progress(regressionProgress(epoch, cfg.Epochs, res.FinalLoss, true))
 		}
 	}
 	res.WallSeconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// regressionProgress is the Progress of a regression epoch: the loss (accuracies are NaN).
+func regressionProgress(epoch, epochs int, loss float64, evaluated bool) Progress {
+	nan := math.NaN()
+	return Progress{Epoch: epoch, Epochs: epochs, Loss: loss, TrainAcc: nan, ValAcc: nan, TestAcc: nan, Best: nan, Evaluated: evaluated}
 }
 
 // rmse is the root mean squared difference of pred and want.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gomlx/compute"
 	"github.com/stagnb/stagnb/datasets"
+	"github.com/stagnb/stagnb/progress"
 	"github.com/stagnb/stagnb/stagnb"
 )
 
@@ -208,12 +210,23 @@ func Figure5Specs(datasetNames []string, quick bool) []RunSpec {
 	return specs
 }
 
+// ReproduceOptions are the optional settings of Reproduce.
+type ReproduceOptions struct {
+	// Protocol gives each spec's training protocol (nil: ProtocolFor).
+	Protocol func(RunSpec) TrainConfig
+	// Logf reports each run's start and result (nil: silent).
+	Logf func(format string, args ...any)
+	// Progress, if set, receives a progress bar per run (see the progress package: in place on a
+	// terminal, a line per tenth in logs, an updating line in a notebook).
+	Progress io.Writer
+}
+
 // Reproduce runs the specs that have no record under outDir yet, writing each record atomically
 // as soon as its run ends, so that an interrupted run loses at most the run in progress and a
-// second call does no training. protocol gives each spec's training protocol (nil: ProtocolFor).
-// logf reports progress (it may be nil). It returns the number of runs trained and skipped.
+// second call does no training. It returns the number of runs trained and skipped.
 func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []RunSpec, outDir string, prov Provenance,
-	protocol func(RunSpec) TrainConfig, logf func(format string, args ...any)) (trained, skipped int, err error) {
+	opts ReproduceOptions) (trained, skipped int, err error) {
+	protocol, logf := opts.Protocol, opts.Logf
 	if protocol == nil {
 		protocol = ProtocolFor
 	}
@@ -245,12 +258,24 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 			return trained, skipped, err
 		}
 		cfg := protocol(spec)
-		logf("[%d/%d] %s %s %s %s seed %d…", i+1, len(specs), spec.Table, spec.Dataset, spec.Column(), spec.Config, spec.Seed)
+		title := fmt.Sprintf("[%d/%d] %s %s %s %s seed %d", i+1, len(specs), spec.Table, spec.Dataset, spec.Column(), spec.Config, spec.Seed)
+		var bar *progress.Bar
+		if opts.Progress != nil {
+			bar = progress.New(opts.Progress, title, cfg.Epochs)
+			cfg.Progress = func(p Progress) { bar.Update(p.Epoch, p.Status()) }
+		} else {
+			logf("%s…", title)
+		}
 		res, err := TrainNodeClassifier(backend, task, m, cfg)
 		if err != nil {
 			return trained, skipped, fmt.Errorf("%s: %w", spec.Path(), err)
 		}
-		logf("    test %.2f%% at epoch %d (%.0f s)", 100*res.TestAcc, res.BestEpoch, res.WallSeconds)
+		summary := fmt.Sprintf("test %.2f%% at epoch %d (%.0f s)", 100*res.TestAcc, res.BestEpoch, res.WallSeconds)
+		if bar != nil {
+			bar.Done(summary)
+		} else {
+			logf("    %s", summary)
+		}
 		rec := Record{Spec: spec, Protocol: cfg, Result: res, Command: prov.Command, Commit: prov.Commit,
 			Backend: stagnb.BackendName(backend), Device: stagnb.DeviceName(backend), GoMaxProc: runtime.GOMAXPROCS(0),
 			Time: time.Now().UTC().Format(time.RFC3339),

@@ -51,7 +51,7 @@ func TestReproduceResumes(t *testing.T) {
 	}
 	prov := Provenance{Command: "test", Commit: "abc"}
 	backend := stagtest.Backend(t)
-	trained, skipped, err := Reproduce(backend, datasets.NewResolver(), specs, dir, prov, tiny, t.Logf)
+	trained, skipped, err := Reproduce(backend, datasets.NewResolver(), specs, dir, prov, ReproduceOptions{Protocol: tiny, Logf: t.Logf})
 	if err != nil || trained != 3 || skipped != 0 {
 		t.Fatalf("first run: trained %d skipped %d, %v", trained, skipped, err)
 	}
@@ -65,7 +65,7 @@ func TestReproduceResumes(t *testing.T) {
 			t.Errorf("record %+v lacks provenance or settings", r)
 		}
 	}
-	trained, skipped, err = Reproduce(backend, datasets.NewResolver(), specs, dir, prov, tiny, t.Logf)
+	trained, skipped, err = Reproduce(backend, datasets.NewResolver(), specs, dir, prov, ReproduceOptions{Protocol: tiny, Logf: t.Logf})
 	if err != nil || trained != 0 || skipped != 3 {
 		t.Fatalf("second run: trained %d skipped %d, %v; want 0 and 3", trained, skipped, err)
 	}
@@ -73,7 +73,7 @@ func TestReproduceResumes(t *testing.T) {
 	if err := os.WriteFile(corrupt, []byte(`{"spec":`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = Reproduce(backend, datasets.NewResolver(), specs, dir, prov, tiny, t.Logf)
+	_, _, err = Reproduce(backend, datasets.NewResolver(), specs, dir, prov, ReproduceOptions{Protocol: tiny, Logf: t.Logf})
 	if err == nil || !strings.Contains(err.Error(), corrupt) {
 		t.Errorf("corrupt record: error %v, want one naming %s", err, corrupt)
 	}

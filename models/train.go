@@ -36,7 +36,7 @@ type TrainConfig struct {
 	SelectFinal bool `json:"select_final,omitempty"`
 	// Seed of the initialisation and of the noise.
 	Seed int64 `json:"seed"`
-	// Progress, if set, is called after every evaluation.
+	// Progress, if set, is called after every epoch (the progress package draws it as a bar).
 	Progress func(Progress) `json:"-"`
 }
 
@@ -53,10 +53,22 @@ func QuickTrainConfig() TrainConfig {
 	return c
 }
 
-// Progress reports one evaluation during training.
+// Progress reports one epoch of training: its loss and the accuracies of the latest evaluation
+// (NaN before the first), Best being the test accuracy at the best validation so far.
 type Progress struct {
 	Epoch, Epochs                         int
 	Loss, TrainAcc, ValAcc, TestAcc, Best float64
+	// Evaluated is true when this epoch ran a Monte-Carlo evaluation.
+	Evaluated bool
+}
+
+// Status is a short description of p for a progress bar: "loss 0.412, val 78.2 %, test 80.1 %".
+func (p Progress) Status() string {
+	s := fmt.Sprintf("loss %.4f", p.Loss)
+	if !math.IsNaN(p.ValAcc) {
+		s += fmt.Sprintf(", val %.1f %%, test %.1f %%", 100*p.ValAcc, 100*p.TestAcc)
+	}
+	return s
 }
 
 // Evaluation is the Monte-Carlo evaluation after an epoch.
@@ -97,8 +109,8 @@ type NodeClassifier interface {
 }
 
 // TrainNodeClassifier trains m on task with protocol cfg on backend and returns the test metrics
-// at the best validation accuracy. A NaN or infinite loss stops the run with an error naming the
-// epoch.
+// at the best validation accuracy. A NaN or infinite loss or gradient stops the run with an error naming
+// the epoch.
 func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifier, cfg TrainConfig) (*NodeResult, error) {
 	if cfg.Epochs < 1 || cfg.EvalEvery < 1 || cfg.MCSamples < 1 {
 		return nil, fmt.Errorf("models.TrainNodeClassifier: Epochs=%d, EvalEvery=%d, MCSamples=%d must be ≥ 1", cfg.Epochs, cfg.EvalEvery, cfg.MCSamples)
@@ -130,7 +142,7 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 			train.AddRegularizationLoss(MulScalar(sq, cfg.WeightDecayFirst/2))
 		}
 		return Gather(logits, nodes)
-	}, loss.SparseCategoricalCrossEntropyLogits, optimizer.Adam().LearningRate(cfg.LearningRate).Done(), nil, nil)
+	}, loss.SparseCategoricalCrossEntropyLogits, checkedOptimizer{optimizer.Adam().LearningRate(cfg.LearningRate).Done()}, nil, nil)
 
 	var eval *model.Exec
 	res := &NodeResult{Seed: cfg.Seed, Epochs: cfg.Epochs, BestEpoch: -1}
@@ -140,11 +152,15 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 		res.FinalLoss, err = trainStep(trainer, train.Batch{
 			Inputs: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(slices.Clone(idx), len(idx), 1)},
 			Labels: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(slices.Clone(labels), len(labels), 1)},
-		})
+		}, store)
 		if err != nil {
 			return nil, fmt.Errorf("models.TrainNodeClassifier: epoch %d: %w", epoch, err)
 		}
 		if epoch%cfg.EvalEvery != 0 && epoch != cfg.Epochs {
+			if cfg.Progress != nil {
+				cfg.Progress(Progress{Epoch: epoch, Epochs: cfg.Epochs, Loss: res.FinalLoss, TrainAcc: res.lastTrain(),
+					ValAcc: res.lastVal(), TestAcc: res.lastTest(), Best: res.TestAcc})
+			}
 			continue
 		}
 		if eval == nil {
@@ -191,7 +207,7 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(Progress{Epoch: epoch, Epochs: cfg.Epochs, Loss: ev.Loss, TrainAcc: ev.TrainAcc,
-				ValAcc: ev.ValAcc, TestAcc: ev.TestAcc, Best: res.TestAcc})
+				ValAcc: ev.ValAcc, TestAcc: ev.TestAcc, Best: res.TestAcc, Evaluated: true})
 		}
 	}
 	res.TestNLL, res.TestECE = nllAndECE(bestProbs, task.NumClasses, task.Labels, task.Split.Test, 15)
@@ -199,8 +215,28 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 	return res, nil
 }
 
-// trainStep runs one training step and returns its loss; a NaN or infinite loss is an error.
-func trainStep(trainer *train.Trainer, batch train.Batch) (float64, error) {
+// lastTrain, lastVal and lastTest are the accuracies of the latest evaluation, NaN before the first.
+func (r *NodeResult) lastTrain() float64 {
+	return r.lastEval(func(e Evaluation) float64 { return e.TrainAcc })
+}
+func (r *NodeResult) lastVal() float64 {
+	return r.lastEval(func(e Evaluation) float64 { return e.ValAcc })
+}
+func (r *NodeResult) lastTest() float64 {
+	return r.lastEval(func(e Evaluation) float64 { return e.TestAcc })
+}
+
+func (r *NodeResult) lastEval(f func(Evaluation) float64) float64 {
+	if len(r.Evaluations) == 0 {
+		return math.NaN()
+	}
+	return f(r.Evaluations[len(r.Evaluations)-1])
+}
+
+// trainStep runs one training step and returns its loss; a NaN or infinite loss is an error, and
+// so are non-finite gradients when the trainer's optimizer is a checkedOptimizer on store (nil:
+// no gradient check).
+func trainStep(trainer *train.Trainer, batch train.Batch, store *model.Store) (float64, error) {
 	metrics, err := trainer.TrainStep(batch)
 	if err != nil {
 		return 0, err
@@ -211,6 +247,11 @@ func trainStep(trainer *train.Trainer, batch train.Batch) (float64, error) {
 	}
 	if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
 		return 0, fmt.Errorf("the loss is %v", l)
+	}
+	if store != nil {
+		if err := checkFinite(store); err != nil {
+			return 0, err
+		}
 	}
 	return float64(l), nil
 }

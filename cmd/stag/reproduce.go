@@ -59,7 +59,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	defer backend.Finalize()
 	prov := models.Provenance{Command: "stag " + strings.Join(append([]string{"reproduce"}, args...), " "), Commit: sourceRevision()}
-	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, *out, prov, nil, logf)
+	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, *out, prov, models.ReproduceOptions{Progress: stderr, Logf: logf})
 	fmt.Fprintf(stdout, "%s: %d runs trained, %d already recorded, in %s\n", table, trained, skipped, *out)
 	return err
 }

@@ -1,0 +1,61 @@
+package models
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
+	"github.com/stagnb/stagnb/internal/stagtest"
+)
+
+// sqrtModel is a NodeClassifier whose loss stays finite while its gradient is not: it multiplies
+// the logits of a GCN by Sqrt(w)·0 + 1 for a weight w that starts at 0, so d/dw = ∞·0 = NaN from
+// the first step, with a perfectly finite loss.
+type sqrtModel struct{ GCN }
+
+func (m *sqrtModel) Logits(scope *model.Scope, g *Graph, task *NodeTask) *Node {
+	logits := m.GCN.Logits(scope, g, task)
+	w := scope.At("trap").VariableWithValue("w", float32(0)).NodeValue(g)
+	return Mul(logits, OnePlus(MulScalar(Sqrt(w), 0)))
+}
+
+// TestNonFiniteGradientStops checks that TrainNodeClassifier stops at the first step whose
+// gradient is NaN even though its loss is finite, naming the epoch and the weight.
+func TestNonFiniteGradientStops(t *testing.T) {
+	task := coraTask(t)
+	m := &sqrtModel{GCN{Layers: 2, Hidden: 16, Activation: "relu"}}
+	cfg := QuickTrainConfig()
+	cfg.Epochs = 5
+	_, err := TrainNodeClassifier(stagtest.Backend(t), task, m, cfg)
+	if err == nil {
+		t.Fatal("training with NaN gradients succeeded; want an error")
+	}
+	for _, want := range []string{"epoch 1:", "not finite", "/trap/w"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+}
+
+// TestCheckedOptimizerFinite checks that a healthy step passes the check (so the check can fail
+// only for a reason).
+func TestCheckedOptimizerFinite(t *testing.T) {
+	backend := stagtest.Backend(t)
+	store := model.NewStore()
+	trainer := train.NewTrainer(backend, store, func(scope *model.Scope, x *Node) *Node {
+		w := scope.VariableWithValue("w", float32(2)).NodeValue(x.Graph())
+		return Mul(x, w)
+	}, func(labels, predictions []*Node) *Node {
+		return ReduceAllMean(Square(Sub(predictions[0], labels[0])))
+	}, checkedOptimizer{optimizer.Adam().LearningRate(0.1).Done()}, nil, nil)
+	scalar := func(x float32) []*tensors.Tensor { return []*tensors.Tensor{tensors.FromValue([]float32{x})} }
+	l, err := trainStep(trainer, train.Batch{Inputs: scalar(1), Labels: scalar(3)}, store)
+	if err != nil || math.Abs(l-1) > 1e-6 {
+		t.Fatalf("healthy step: loss %v, error %v; want loss 1 and no error", l, err)
+	}
+}
