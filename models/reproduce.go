@@ -292,6 +292,19 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 	return trained, skipped, nil
 }
 
+// ReadRecord reads the record at path; a file that is not a complete record is an error naming it.
+func ReadRecord(path string) (Record, error) {
+	var r Record
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil || r.Result == nil {
+		return r, fmt.Errorf("%s: not a complete record (%v)", path, err)
+	}
+	return r, nil
+}
+
 // validRecord reports whether path holds a complete record; a missing file is false, an
 // unreadable or corrupt one is an error naming it (it is never overwritten silently).
 func validRecord(path string) (bool, error) {

@@ -366,7 +366,9 @@ func TestNotebooksExecute(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, python, filepath.Join("testdata", "execute.py"),
 				nbPath, outPath, fmt.Sprint(int(cellTimeout.Seconds())))
-			cmd.Env = append(env, "JUPYTER_RUNTIME_DIR="+t.TempDir())
+			// Training records go to a fresh directory: the notebook trains its quick runs itself
+			// and never reads or writes the repository's results/.
+			cmd.Env = append(env, "JUPYTER_RUNTIME_DIR="+t.TempDir(), "STAGNB_RESULTS="+t.TempDir())
 			killGroupOnCancel(cmd)
 			var log bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &log, &log

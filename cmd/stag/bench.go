@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -155,7 +154,7 @@ func benchOne(i int, dataset string, layers, hidden, warmup, steps int, seed int
 		return err
 	}
 	res.PeakRSSMB = peakRSSMB()
-	res.Commit = sourceRevision()
+	res.Commit = models.SourceRevision()
 	res.Time = time.Now().UTC().Format(time.RFC3339)
 	return writeJSON(stdout, res)
 }
@@ -172,36 +171,6 @@ func peakRSSMB() float64 {
 		kb /= 1024
 	}
 	return kb / 1024
-}
-
-// sourceRevision is the VCS revision this binary was built from, with "+dirty" when the work
-// tree had uncommitted changes. Without build information (GOFLAGS=-buildvcs=false, "go run")
-// it asks git about the current directory, and says "unknown" when that fails too.
-func sourceRevision() string {
-	rev, dirty := "", false
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-	}
-	if rev == "" {
-		out, err := exec.Command("git", "rev-parse", "HEAD").Output()
-		if err != nil {
-			return "unknown"
-		}
-		rev = strings.TrimSpace(string(out))
-		status, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
-		dirty = err != nil || len(bytes.TrimSpace(status)) > 0
-	}
-	if dirty {
-		rev += "+dirty"
-	}
-	return rev
 }
 
 // methodNames lists the distinct benchmark method names.

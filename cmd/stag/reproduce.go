@@ -58,7 +58,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer backend.Finalize()
-	prov := models.Provenance{Command: "stag " + strings.Join(append([]string{"reproduce"}, args...), " "), Commit: sourceRevision()}
+	prov := models.Provenance{Command: "stag " + strings.Join(append([]string{"reproduce"}, args...), " "), Commit: models.SourceRevision()}
 	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, *out, prov, models.ReproduceOptions{Progress: stderr, Logf: logf})
 	fmt.Fprintf(stdout, "%s: %d runs trained, %d already recorded, in %s\n", table, trained, skipped, *out)
 	return err

@@ -1,0 +1,119 @@
+package experiments
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gomlx/compute"
+	"github.com/stagnb/stagnb/datasets"
+	"github.com/stagnb/stagnb/models"
+	"github.com/stagnb/stagnb/stagnb/figures"
+)
+
+// Environment variables that say where training records live and whether a full-mode notebook
+// may train missing ones itself.
+const (
+	// ResultsEnv overrides the results directory (default: the repository's results/ folder).
+	ResultsEnv = "STAGNB_RESULTS"
+	// LiveEnv, set to anything but "" or "0", lets a full-mode notebook train the runs that have
+	// no stored record (hours on a CPU); unset, it only reads `stag reproduce`'s records.
+	LiveEnv = "STAGNB_LIVE"
+)
+
+// ResultsDir is where the notebooks read and write training records: $STAGNB_RESULTS, else the
+// results/ folder of the repository that contains the working directory (a notebook runs in
+// notebooks/), the same folder `stag reproduce` writes by default. Quick records go under its
+// quick/ subfolder (models.RunSpec.Path), which git ignores.
+func ResultsDir() (string, error) {
+	if d := os.Getenv(ResultsEnv); d != "" {
+		return d, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	if d := os.Getenv("GONB_DIR"); d != "" {
+		dir = d
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.Contains(string(b), "module github.com/stagnb/stagnb\n") {
+			return filepath.Join(dir, "results"), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("experiments.ResultsDir: no stagnb repository above the working directory; set $%s", ResultsEnv)
+		}
+		dir = parent
+	}
+}
+
+// liveAllowed reports whether $STAGNB_LIVE allows training in full mode.
+func liveAllowed() bool {
+	v := os.Getenv(LiveEnv)
+	return v != "" && v != "0"
+}
+
+// Records returns the records of specs from ResultsDir. Missing runs are trained first (with a
+// progress line per run, resuming where an earlier call stopped) when the specs are quick or
+// $STAGNB_LIVE is set; otherwise a missing record is an error that names the `stag reproduce`
+// command to run. The records come back in the order of specs.
+func Records(backend compute.Backend, specs []models.RunSpec, command string) ([]models.Record, error) {
+	dir, err := ResultsDir()
+	if err != nil {
+		return nil, err
+	}
+	missing := 0
+	for _, s := range specs {
+		if _, err := os.Stat(filepath.Join(dir, s.Path())); err != nil {
+			missing++
+		}
+	}
+	if missing > 0 {
+		quick := len(specs) > 0 && specs[0].Quick
+		if !quick && !liveAllowed() {
+			return nil, fmt.Errorf("%d of %d runs have no record under %s: run `go run ./cmd/stag %s` (hours on a CPU; minutes on a GPU), or set %s=1 to train them here",
+				missing, len(specs), dir, command, LiveEnv)
+		}
+		prov := models.Provenance{Command: "notebook (experiments.Records): stag " + command, Commit: models.SourceRevision()}
+		if _, _, err := models.Reproduce(backend, datasets.NewResolver(), specs, dir, prov, models.ReproduceOptions{Progress: os.Stdout}); err != nil {
+			return nil, err
+		}
+	}
+	recs := make([]models.Record, 0, len(specs))
+	for _, s := range specs {
+		r, err := models.ReadRecord(filepath.Join(dir, s.Path()))
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, r)
+	}
+	return recs, nil
+}
+
+// RecordsTable lists training records, one row per run: what ran (table, dataset, depth,
+// configuration, seed), its test accuracy and selected epoch, and where it came from (wall time,
+// backend, device, commit). Quick records are marked.
+func RecordsTable(recs []models.Record) figures.Table {
+	t := figures.Table{
+		Title:  fmt.Sprintf("%d training records", len(recs)),
+		Header: []string{"table", "dataset", "layers", "config", "seed", "test acc. %", "epoch", "wall s", "backend / device", "commit"},
+		Right:  []bool{false, false, true, false, true, true, true, true, false, false},
+	}
+	quick := false
+	for _, r := range recs {
+		quick = quick || r.Spec.Quick
+		commit := r.Commit
+		if len(commit) >= 40 { // a full hash, perhaps with "+dirty": keep 7 digits and the suffix
+			commit = commit[:7] + commit[40:]
+		}
+		t.Rows = append(t.Rows, []string{r.Spec.Table, r.Spec.Dataset, fmt.Sprint(r.Spec.Layers), r.Spec.Config, fmt.Sprint(r.Spec.Seed),
+			fmt.Sprintf("%.1f", 100*r.Result.TestAcc), fmt.Sprintf("%d/%d", r.Result.BestEpoch, r.Result.Epochs),
+			fmt.Sprintf("%.0f", r.Result.WallSeconds), r.Backend + " / " + r.Device, commit})
+	}
+	if quick {
+		t.Footnotes = append(t.Footnotes, "Quick runs: "+QuickNote+".")
+	}
+	return t
+}

@@ -1,0 +1,38 @@
+package models
+
+import (
+	"bytes"
+	"os/exec"
+	"runtime/debug"
+	"strings"
+)
+
+// SourceRevision is the git commit of the running code, with "+dirty" when it had uncommitted
+// changes: the build's VCS stamp when present (go build with -buildvcs), else `git rev-parse HEAD`
+// in the working directory, else "unknown". Records and benchmarks store it.
+func SourceRevision() string {
+	rev, dirty := "", false
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if rev == "" {
+		out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+		if err != nil {
+			return "unknown"
+		}
+		rev = strings.TrimSpace(string(out))
+		status, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
+		dirty = err != nil || len(bytes.TrimSpace(status)) > 0
+	}
+	if dirty {
+		rev += "+dirty"
+	}
+	return rev
+}
