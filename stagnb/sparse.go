@@ -236,3 +236,77 @@ func graphConst(g *Graph, owner any, name string, build func() *Node) *Node {
 	cache[key] = n
 	return n
 }
+
+// PairEdges returns a copy of each pair's edge index (length NumPairs): pair p carries the
+// message along edge PairEdges()[p] of the feature column PairColumns()[p] of its source.
+func (s *SparseInput) PairEdges() []int32 { return append([]int32(nil), s.pairEdge...) }
+
+// PairColumns returns a copy of each pair's feature column (length NumPairs).
+func (s *SparseInput) PairColumns() []int32 { return append([]int32(nil), s.pairCol...) }
+
+// PairIndices returns the pairs' edges and feature columns as `Int32[P, 1]` constants of g,
+// created once per graph, to gather per-edge or per-feature parameters at the pairs.
+func (s *SparseInput) PairIndices(g *Graph) (edge, col *Node) {
+	_, edge, col, _ = s.pairs(g)
+	return edge, col
+}
+
+// AggregateWeighted returns norm(Â ⊙ Z) X as a dense `[num_nodes, num_features]` for explicit
+// per-pair weights z (`[P]`, Float32 or Float64, e.g. reparameterised variational noise). Unlike
+// Aggregate, the gradient flows into z.
+func (s *SparseInput) AggregateWeighted(z *Node) *Node {
+	vals := s.weightedValues("AggregateWeighted", z)
+	_, _, _, idx := s.pairs(z.Graph())
+	return ScatterSum(Zeros(z.Graph(), shapes.Make(z.DType(), s.el.NumNodes, s.numFeatures)), idx, vals, false, false)
+}
+
+// AggregateWeightedMatMul returns AggregateWeighted(z)·w (`[num_nodes, out]` for w
+// `[num_features, out]` of z's dtype), with gradients into both z and w. w's gradient is Sᵀ·v
+// with Sᵀ scattered from the pairs (as in AggregateMatMul, no transpose of S), and pair p's is
+// norm_p·X[u, c]·(v·wᵀ)[dst_p, c_p], read from one `[num_nodes, num_features]` product.
+func (s *SparseInput) AggregateWeightedMatMul(z, w *Node) *Node {
+	g := z.Graph()
+	if w.Rank() != 2 || w.Shape().Dimensions[0] != s.numFeatures || w.DType() != z.DType() {
+		exceptions.Panicf("stagnb.SparseInput.AggregateWeightedMatMul: w must be %s[num_features=%d, out], got %s", z.DType(), s.numFeatures, w.Shape())
+	}
+	vals := s.weightedValues("AggregateWeightedMatMul", z)
+	_, _, _, idx := s.pairs(g)
+	n, f, h, p := s.el.NumNodes, s.numFeatures, w.Shape().Dimensions[1], s.NumPairs()
+	dtype := z.DType()
+	fixed := StopGradient(vals)
+	agg := ScatterSum(Zeros(g, shapes.Make(dtype, n, f)), idx, fixed, false, false)
+	out := matMulWithTransposed(agg, w, func() *Node {
+		idxT := graphConst(g, s, "idxT", func() *Node {
+			return Concatenate([]*Node{Slice(idx, AxisRange(), AxisElem(1)), Slice(idx, AxisRange(), AxisElem(0))}, 1)
+		})
+		return ScatterSum(Zeros(g, shapes.Make(dtype, f, n)), idxT, fixed, false, false)
+	})
+	// The gradient reaches the values through c, an identity on the (padded) values whose custom
+	// gradient maps v = ∂L/∂out (`[n, h]`, flattened) to ∂L/∂vals_p = (v·wᵀ)[dst_p, c_p]: one
+	// matmul and a gather of P scalars, which on the pure-Go backend is much faster than gathering
+	// P rows of v and of w. c has max(P, n·h) entries so that it can carry both;
+	// c − StopGradient(c) adds 0 to the output.
+	m := max(p, n*h)
+	pad := func(x *Node, size int) *Node {
+		if size == m {
+			return x
+		}
+		return Concatenate([]*Node{x, Zeros(g, shapes.Make(dtype, m-size))}, 0)
+	}
+	c := IdentityWithCustomGradient(pad(vals, p), func(_, v *Node) *Node {
+		dOut := Reshape(Slice(v, AxisRange(0, n*h)), n, h)
+		dVals := Gather(MatMul(dOut, Transpose(StopGradient(w), 0, 1)), idx) // [P]
+		return pad(dVals, p)
+	})
+	c = Reshape(Slice(c, AxisRange(0, n*h)), n, h)
+	return Add(out, Sub(c, StopGradient(c)))
+}
+
+// weightedValues returns the pairs' values `[P]` times z, in z's dtype.
+func (s *SparseInput) weightedValues(fn string, z *Node) *Node {
+	if z.Rank() != 1 || z.Shape().Dimensions[0] != s.NumPairs() || !z.DType().IsFloat() {
+		exceptions.Panicf("stagnb.SparseInput.%s: z must be a float vector [num_pairs=%d], got %s", fn, s.NumPairs(), z.Shape())
+	}
+	vals, _, _, _ := s.pairs(z.Graph())
+	return Mul(ConvertDType(vals, z.DType()), z)
+}
