@@ -57,8 +57,11 @@ type Record struct {
 	Note      string      `json:"note,omitempty"`
 }
 
-// ModelConfig is the JSON-friendly description of a GCN configuration.
+// ModelConfig is the JSON-friendly description of a model: every setting of a GCN, and the kind
+// and a one-line description of the other models.
 type ModelConfig struct {
+	Kind              string  `json:"kind,omitempty"` // "gcn", "stag_vi", …
+	Description       string  `json:"description,omitempty"`
 	Layers            int     `json:"layers"`
 	Hidden            int     `json:"hidden"`
 	Noise             string  `json:"noise"`
@@ -149,8 +152,17 @@ type Provenance struct {
 // ProtocolFor is the training protocol of a spec, with the spec's seed. Table 2: the code's
 // protocol (DefaultTrainConfig). Figure 5: Adam lr 1e-2, L2 5e-4 on the first layer, 400 epochs
 // and the test accuracy of the last evaluation (the paper; the code read its epoch-300
-// evaluation). Quick specs shrink epochs and Monte-Carlo samples (QuickTrainConfig).
+// evaluation). Table 3: VIProtocol (QuickVIProtocol when quick). Quick specs shrink epochs and
+// Monte-Carlo samples (QuickTrainConfig).
 func ProtocolFor(spec RunSpec) TrainConfig {
+	if spec.Table == "table3" {
+		cfg := VIProtocol()
+		if spec.Quick {
+			cfg = QuickVIProtocol()
+		}
+		cfg.Seed = spec.Seed
+		return cfg
+	}
 	cfg := DefaultTrainConfig()
 	if spec.Table == "figure5" {
 		cfg.LearningRate, cfg.WeightDecayFirst, cfg.Epochs, cfg.EvalEvery, cfg.SelectFinal = 1e-2, 5e-4, 400, 100, true
@@ -163,10 +175,34 @@ func ProtocolFor(spec RunSpec) TrainConfig {
 	return cfg
 }
 
-// ModelFor is the network of a spec. Table 2: Table2Model. Figure 5: the same GCN with 16 hidden
-// units (Kipf & Welling's setting), ReLU, and for the "dropout(p)" rows feature dropout instead
-// of noise.
-func ModelFor(spec RunSpec) (*GCN, error) {
+// ModelFor is the network of a spec: GCNFor for Tables 2 and Figure 5, and for Table 3 the
+// variational GCN of a "vi:<posterior>" row (NewVIGCN with the original code's objective and the
+// paper's Table 9 hyperparameters for the dataset).
+func ModelFor(spec RunSpec) (NodeClassifier, error) {
+	if spec.Table == "table3" {
+		name, ok := strings.CutPrefix(spec.Config, "vi:")
+		if !ok {
+			return nil, fmt.Errorf("table3: config %q: want vi:<posterior>", spec.Config)
+		}
+		p, err := ParsePosterior(name)
+		if err != nil {
+			return nil, fmt.Errorf("table3: config %q: %w", spec.Config, err)
+		}
+		h, err := VIHyperparameters(spec.Dataset, p)
+		if err != nil {
+			return nil, fmt.Errorf("table3: config %q: %w", spec.Config, err)
+		}
+		m := NewVIGCN(p, VILegacy, h)
+		m.Layers = spec.Layers
+		return m, nil
+	}
+	return GCNFor(spec)
+}
+
+// GCNFor is the GCN of a Table 2 or Figure 5 spec. Table 2: Table2Model. Figure 5: the same GCN
+// with 16 hidden units (Kipf & Welling's setting), ReLU, and for the "dropout(p)" rows feature
+// dropout instead of noise.
+func GCNFor(spec RunSpec) (*GCN, error) {
 	if spec.Table == "figure5" && strings.HasPrefix(spec.Config, "dropout(") {
 		var p float64
 		if _, err := fmt.Sscanf(spec.Config, "dropout(%g)", &p); err != nil || p < 0 || p >= 1 {
@@ -185,6 +221,28 @@ func ModelFor(spec RunSpec) (*GCN, error) {
 		m.Hidden, m.Activation = 16, "relu"
 	}
 	return m, nil
+}
+
+// Table3Configs are the STAG-VI rows of the paper's Table 3, one per posterior.
+var Table3Configs = []string{"vi:r", "vi:rc", "vi:re", "vi:rec"}
+
+// Table3Specs lists the STAG-VI rows of Table 3 for the given datasets: two-layer GCNs, seeds
+// 1…4 (the original see.py averaged four repeats). Quick: seed 1, and without R^|E|×C, whose
+// per-edge × per-feature heads take about 10 s per step on two CPU cores.
+func Table3Specs(datasetNames []string, quick bool) []RunSpec {
+	configs, seeds := Table3Configs, 4
+	if quick {
+		configs, seeds = Table3Configs[:3], 1
+	}
+	var specs []RunSpec
+	for _, d := range datasetNames {
+		for _, c := range configs {
+			for s := 1; s <= seeds; s++ {
+				specs = append(specs, RunSpec{Table: "table3", Dataset: d, Config: c, Layers: 2, Seed: int64(s), Quick: quick})
+			}
+		}
+	}
+	return specs
 }
 
 // Figure5Configs are the curves of the paper's Figure 5.
@@ -278,9 +336,8 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 		}
 		rec := Record{Spec: spec, Protocol: cfg, Result: res, Command: prov.Command, Commit: prov.Commit,
 			Backend: stagnb.BackendName(backend), Device: stagnb.DeviceName(backend), GoMaxProc: runtime.GOMAXPROCS(0),
-			Time: time.Now().UTC().Format(time.RFC3339),
-			Model: ModelConfig{Layers: m.Layers, Hidden: m.Hidden, Noise: m.Noise.String(), Dropout: m.Dropout, FirstPlacement: m.FirstPlacement.String(),
-				OtherPlacement: m.OtherPlacement.String(), NormalMinChannels: m.NormalMinChannels, Activation: m.Activation, SelfLoops: task.SelfLoops, Norm: task.Features.Norm().String()}}
+			Time:  time.Now().UTC().Format(time.RFC3339),
+			Model: describeModel(m, task)}
 		if spec.Quick {
 			rec.Note = "quick CPU settings — not comparable to the paper"
 		}
@@ -303,6 +360,24 @@ func ReadRecord(path string) (Record, error) {
 		return r, fmt.Errorf("%s: not a complete record (%v)", path, err)
 	}
 	return r, nil
+}
+
+// describeModel is the ModelConfig of a model: every field of a GCN, the kind and description
+// (its String method) of the others.
+func describeModel(m NodeClassifier, task *NodeTask) ModelConfig {
+	mc := ModelConfig{SelfLoops: task.SelfLoops, Norm: task.Features.Norm().String()}
+	switch m := m.(type) {
+	case *GCN:
+		mc.Kind, mc.Layers, mc.Hidden, mc.Noise, mc.Dropout = "gcn", m.Layers, m.Hidden, m.Noise.String(), m.Dropout
+		mc.FirstPlacement, mc.OtherPlacement = m.FirstPlacement.String(), m.OtherPlacement.String()
+		mc.NormalMinChannels, mc.Activation = m.NormalMinChannels, m.Activation
+	case *VIGCN:
+		mc.Kind, mc.Layers, mc.Hidden, mc.Activation, mc.Description = "stag_vi", m.Layers, m.Hidden, m.Activation, m.String()
+		mc.FirstPlacement, mc.OtherPlacement = stagnb.AggregateFirst.String(), stagnb.AggregateFirst.String()
+	default:
+		mc.Kind, mc.Description = fmt.Sprintf("%T", m), fmt.Sprint(m)
+	}
+	return mc
 }
 
 // validRecord reports whether path holds a complete record; a missing file is false, an

@@ -84,12 +84,12 @@ func TestFigure5Specs(t *testing.T) {
 		t.Errorf("Figure 5: %d specs, want %d", got, 2*7*2*5)
 	}
 	spec := RunSpec{Table: "figure5", Dataset: "cora", Config: "dropout(0.5)", Layers: 6, Seed: 3}
-	m, err := ModelFor(spec)
+	m, err := GCNFor(spec)
 	if err != nil || m.Dropout != 0.5 || m.Noise != nil || m.Hidden != 16 || m.Layers != 6 {
 		t.Errorf("dropout(0.5): %+v, %v", m, err)
 	}
 	spec.Config = "normal(1,1)"
-	if m, err = ModelFor(spec); err != nil || m.Dropout != 0 || m.Noise.String() != "normal(1,1) stag" || m.Hidden != 16 {
+	if m, err = GCNFor(spec); err != nil || m.Dropout != 0 || m.Noise.String() != "normal(1,1) stag" || m.Hidden != 16 {
 		t.Errorf("normal(1,1): %+v, %v", m, err)
 	}
 	cfg := ProtocolFor(spec)
@@ -98,5 +98,35 @@ func TestFigure5Specs(t *testing.T) {
 	}
 	if _, err := ModelFor(RunSpec{Table: "figure5", Config: "dropout(1.5)"}); err == nil {
 		t.Errorf("dropout(1.5): no error")
+	}
+}
+
+// TestTable3Specs checks the STAG-VI grid of Table 3 and that each row builds the variational
+// GCN with its Table 9 hyperparameters and the VI protocol.
+func TestTable3Specs(t *testing.T) {
+	if got := len(Table3Specs([]string{"cora", "citeseer"}, false)); got != 2*4*4 {
+		t.Errorf("Table 3: %d specs, want %d (2 datasets × 4 posteriors × 4 seeds)", got, 2*4*4)
+	}
+	quick := Table3Specs([]string{"cora"}, true)
+	if len(quick) != 3 || quick[2].Config != "vi:re" || !quick[0].Quick {
+		t.Errorf("quick Table 3 specs %+v: want r, rc, re with seed 1", quick)
+	}
+	spec := RunSpec{Table: "table3", Dataset: "citeseer", Config: "vi:rec", Layers: 2, Seed: 4}
+	m, err := ModelFor(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vi, ok := m.(*VIGCN)
+	want, _ := VIHyperparameters("citeseer", PosteriorREC)
+	if !ok || vi.Posterior != PosteriorREC || vi.Objective != VILegacy || vi.Hyper != want || vi.Layers != 2 {
+		t.Errorf("vi:rec on citeseer: %+v, want R^|E|×C, legacy, %+v", m, want)
+	}
+	if cfg := ProtocolFor(spec); cfg.LearningRate != 1e-3 || cfg.WeightDecayFirst != 0 || cfg.Epochs != 3000 || cfg.Seed != 4 {
+		t.Errorf("Table 3 protocol %+v", cfg)
+	}
+	for _, bad := range []string{"rc", "vi:xyz"} {
+		if _, err := ModelFor(RunSpec{Table: "table3", Dataset: "cora", Config: bad, Layers: 2}); err == nil {
+			t.Errorf("config %q: no error", bad)
+		}
 	}
 }
