@@ -152,18 +152,26 @@ type Provenance struct {
 // ProtocolFor is the training protocol of a spec, with the spec's seed. Table 2: the code's
 // protocol (DefaultTrainConfig). Figure 5: Adam lr 1e-2, L2 5e-4 on the first layer, 400 epochs
 // and the test accuracy of the last evaluation (the paper; the code read its epoch-300
-// evaluation). Table 3: VIProtocol (QuickVIProtocol when quick). Quick specs shrink epochs and
-// Monte-Carlo samples (QuickTrainConfig).
+// evaluation). Table 3: VIProtocol (QuickVIProtocol when quick) and BBGDCTrainConfig; Table 8:
+// BBBTrainConfig. Other quick specs keep their learning rates and shrink epochs and Monte-Carlo
+// samples to QuickTrainConfig's.
 func ProtocolFor(spec RunSpec) TrainConfig {
-	if spec.Table == "table3" {
-		cfg := VIProtocol()
+	var cfg TrainConfig
+	switch {
+	case spec.Table == "table3" && spec.Config == "bbgdc":
+		cfg = BBGDCTrainConfig()
+	case spec.Table == "table3":
+		cfg = VIProtocol()
 		if spec.Quick {
 			cfg = QuickVIProtocol()
+			cfg.Seed = spec.Seed
+			return cfg
 		}
-		cfg.Seed = spec.Seed
-		return cfg
+	case spec.Table == "table8":
+		cfg = BBBTrainConfig()
+	default:
+		cfg = DefaultTrainConfig()
 	}
-	cfg := DefaultTrainConfig()
 	if spec.Table == "figure5" {
 		cfg.LearningRate, cfg.WeightDecayFirst, cfg.Epochs, cfg.EvalEvery, cfg.SelectFinal = 1e-2, 5e-4, 400, 100, true
 	}
@@ -175,10 +183,22 @@ func ProtocolFor(spec RunSpec) TrainConfig {
 	return cfg
 }
 
-// ModelFor is the network of a spec: GCNFor for Tables 2 and Figure 5, and for Table 3 the
+// ModelFor is the network of a spec: GCNFor for Tables 2 and Figure 5; for Table 3 the
 // variational GCN of a "vi:<posterior>" row (NewVIGCN with the original code's objective and the
-// paper's Table 9 hyperparameters for the dataset).
+// paper's Table 9 hyperparameters for the dataset) or NewBBGDC for "bbgdc"; NewBBB for Table 8.
 func ModelFor(spec RunSpec) (NodeClassifier, error) {
+	switch {
+	case spec.Table == "table3" && spec.Config == "bbgdc":
+		m := NewBBGDC()
+		m.Layers = spec.Layers
+		return m, nil
+	case spec.Table == "table8" && spec.Config == "bbb":
+		m := NewBBB()
+		m.Layers = spec.Layers
+		return m, nil
+	case spec.Table == "table8":
+		return nil, fmt.Errorf("table8: config %q: want bbb", spec.Config)
+	}
 	if spec.Table == "table3" {
 		name, ok := strings.CutPrefix(spec.Config, "vi:")
 		if !ok {
@@ -223,16 +243,16 @@ func GCNFor(spec RunSpec) (*GCN, error) {
 	return m, nil
 }
 
-// Table3Configs are the STAG-VI rows of the paper's Table 3, one per posterior.
-var Table3Configs = []string{"vi:r", "vi:rc", "vi:re", "vi:rec"}
+// Table3Configs are the STAG-VI rows of the paper's Table 3, one per posterior, and BBGDC.
+var Table3Configs = []string{"vi:r", "vi:rc", "vi:re", "vi:rec", "bbgdc"}
 
-// Table3Specs lists the STAG-VI rows of Table 3 for the given datasets: two-layer GCNs, seeds
-// 1…4 (the original see.py averaged four repeats). Quick: seed 1, and without R^|E|×C, whose
-// per-edge × per-feature heads take about 10 s per step on two CPU cores.
+// Table3Specs lists the STAG-VI and BBGDC rows of Table 3 for the given datasets: two-layer
+// GCNs, seeds 1…4 (the original see.py averaged four repeats). Quick: seed 1, and without
+// R^|E|×C, whose per-edge × per-feature heads take about 10 s per step on two CPU cores.
 func Table3Specs(datasetNames []string, quick bool) []RunSpec {
 	configs, seeds := Table3Configs, 4
 	if quick {
-		configs, seeds = Table3Configs[:3], 1
+		configs, seeds = []string{"vi:r", "vi:rc", "vi:re", "bbgdc"}, 1
 	}
 	var specs []RunSpec
 	for _, d := range datasetNames {
@@ -240,6 +260,22 @@ func Table3Specs(datasetNames []string, quick bool) []RunSpec {
 			for s := 1; s <= seeds; s++ {
 				specs = append(specs, RunSpec{Table: "table3", Dataset: d, Config: c, Layers: 2, Seed: int64(s), Quick: quick})
 			}
+		}
+	}
+	return specs
+}
+
+// Table8Specs lists Table 8's Bayes-by-Backprop row for the given datasets: two-layer GCN-128,
+// seeds 1…5 (seed 1 when quick). Its other rows repeat Table 3.
+func Table8Specs(datasetNames []string, quick bool) []RunSpec {
+	seeds := 5
+	if quick {
+		seeds = 1
+	}
+	var specs []RunSpec
+	for _, d := range datasetNames {
+		for s := 1; s <= seeds; s++ {
+			specs = append(specs, RunSpec{Table: "table8", Dataset: d, Config: "bbb", Layers: 2, Seed: int64(s), Quick: quick})
 		}
 	}
 	return specs
@@ -374,6 +410,10 @@ func describeModel(m NodeClassifier, task *NodeTask) ModelConfig {
 	case *VIGCN:
 		mc.Kind, mc.Layers, mc.Hidden, mc.Activation, mc.Description = "stag_vi", m.Layers, m.Hidden, m.Activation, m.String()
 		mc.FirstPlacement, mc.OtherPlacement = stagnb.AggregateFirst.String(), stagnb.AggregateFirst.String()
+	case *BBGDC:
+		mc.Kind, mc.Layers, mc.Hidden, mc.Activation, mc.Description = "bbgdc", m.Layers, m.Hidden, m.Activation, m.String()
+	case *BBB:
+		mc.Kind, mc.Layers, mc.Hidden, mc.Activation, mc.Description = "bbb", m.Layers, m.Hidden, m.Activation, m.String()
 	default:
 		mc.Kind, mc.Description = fmt.Sprintf("%T", m), fmt.Sprint(m)
 	}

@@ -104,12 +104,28 @@ func TestFigure5Specs(t *testing.T) {
 // TestTable3Specs checks the STAG-VI grid of Table 3 and that each row builds the variational
 // GCN with its Table 9 hyperparameters and the VI protocol.
 func TestTable3Specs(t *testing.T) {
-	if got := len(Table3Specs([]string{"cora", "citeseer"}, false)); got != 2*4*4 {
-		t.Errorf("Table 3: %d specs, want %d (2 datasets × 4 posteriors × 4 seeds)", got, 2*4*4)
+	if got := len(Table3Specs([]string{"cora", "citeseer"}, false)); got != 2*5*4 {
+		t.Errorf("Table 3: %d specs, want %d (2 datasets × (4 posteriors + BBGDC) × 4 seeds)", got, 2*5*4)
 	}
 	quick := Table3Specs([]string{"cora"}, true)
-	if len(quick) != 3 || quick[2].Config != "vi:re" || !quick[0].Quick {
-		t.Errorf("quick Table 3 specs %+v: want r, rc, re with seed 1", quick)
+	if len(quick) != 4 || quick[2].Config != "vi:re" || quick[3].Config != "bbgdc" || !quick[0].Quick {
+		t.Errorf("quick Table 3 specs %+v: want r, rc, re and bbgdc with seed 1", quick)
+	}
+	if m, err := ModelFor(RunSpec{Table: "table3", Dataset: "cora", Config: "bbgdc", Layers: 2}); err != nil || m.(*BBGDC).Layers != 2 {
+		t.Errorf("bbgdc: %v, %v", m, err)
+	}
+	if cfg := ProtocolFor(RunSpec{Table: "table3", Config: "bbgdc", Quick: true, Seed: 2}); cfg.LearningRate != BBGDCTrainConfig().LearningRate || cfg.Epochs != QuickTrainConfig().Epochs || cfg.Seed != 2 {
+		t.Errorf("quick BBGDC protocol %+v", cfg)
+	}
+	t8 := Table8Specs([]string{"cora", "citeseer"}, false)
+	if len(t8) != 10 || t8[0].Config != "bbb" {
+		t.Errorf("Table 8 specs %+v: want bbb × 2 datasets × 5 seeds", t8)
+	}
+	if m, err := ModelFor(t8[0]); err != nil || m.(*BBB).Layers != 2 {
+		t.Errorf("bbb: %v, %v", m, err)
+	}
+	if cfg, want := ProtocolFor(t8[0]), BBBTrainConfig(); cfg.LearningRate != want.LearningRate || cfg.Epochs != want.Epochs || cfg.MCSamples != want.MCSamples {
+		t.Errorf("Table 8 protocol %+v, want BBBTrainConfig", cfg)
 	}
 	spec := RunSpec{Table: "table3", Dataset: "citeseer", Config: "vi:rec", Layers: 2, Seed: 4}
 	m, err := ModelFor(spec)
