@@ -93,12 +93,12 @@ func Records(backend compute.Backend, specs []models.RunSpec, command string) ([
 }
 
 // RecordsTable lists training records, one row per run: what ran (table, dataset, depth,
-// configuration, seed), its test accuracy and selected epoch, and where it came from (wall time,
+// configuration, seed), its test metric (accuracy, or RMSE for molecules) and selected epoch, and where it came from (wall time,
 // backend, device, commit). Quick records are marked.
 func RecordsTable(recs []models.Record) figures.Table {
 	t := figures.Table{
 		Title:  fmt.Sprintf("%d training records", len(recs)),
-		Header: []string{"table", "dataset", "layers", "config", "seed", "test acc. %", "epoch", "wall s", "backend / device", "commit"},
+		Header: []string{"table", "dataset", "layers", "config", "seed", "test metric", "epoch", "wall s", "backend / device", "commit"},
 		Right:  []bool{false, false, true, false, true, true, true, true, false, false},
 	}
 	quick := false
@@ -108,9 +108,15 @@ func RecordsTable(recs []models.Record) figures.Table {
 		if len(commit) >= 40 { // a full hash, perhaps with "+dirty": keep 7 digits and the suffix
 			commit = commit[:7] + commit[40:]
 		}
+		metric, epoch, wall := "", "", 0.0
+		switch {
+		case r.Result != nil:
+			metric, epoch, wall = fmt.Sprintf("%.1f %%", 100*r.Result.TestAcc), fmt.Sprintf("%d/%d", r.Result.BestEpoch, r.Result.Epochs), r.Result.WallSeconds
+		case r.Regression != nil:
+			metric, epoch, wall = fmt.Sprintf("RMSE %.4f", r.Regression.TestRMSE), fmt.Sprintf("%d/%d", r.Regression.BestEpoch, r.Regression.Epochs), r.Regression.WallSeconds
+		}
 		t.Rows = append(t.Rows, []string{r.Spec.Table, r.Spec.Dataset, fmt.Sprint(r.Spec.Layers), r.Spec.Config, fmt.Sprint(r.Spec.Seed),
-			fmt.Sprintf("%.1f", 100*r.Result.TestAcc), fmt.Sprintf("%d/%d", r.Result.BestEpoch, r.Result.Epochs),
-			fmt.Sprintf("%.0f", r.Result.WallSeconds), r.Backend + " / " + r.Device, commit})
+			metric, epoch, fmt.Sprintf("%.0f", wall), r.Backend + " / " + r.Device, commit})
 	}
 	if quick {
 		t.Footnotes = append(t.Footnotes, "Quick runs: "+QuickNote+".")

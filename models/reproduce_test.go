@@ -34,7 +34,7 @@ func TestNoiseForConfig(t *testing.T) {
 	}
 }
 
-// TestReproduceResumes runs two tiny specs, checks their records, runs again (nothing is
+// TestReproduceResumes runs four tiny specs (citation and molecule), checks their records, runs again (nothing is
 // trained), and checks that a corrupt record stops the run with an error naming it.
 func TestReproduceResumes(t *testing.T) {
 	coraTask(t) // skips without data
@@ -43,6 +43,7 @@ func TestReproduceResumes(t *testing.T) {
 		{Table: "table2", Dataset: "cora", Config: "deterministic", Layers: 2, Seed: 1, Quick: true},
 		{Table: "table2", Dataset: "cora", Config: "de(0.4)", Layers: 2, Seed: 1, Quick: true},
 		{Table: "figure5", Dataset: "cora", Config: "dropout(0.5)", Layers: 3, Seed: 1, Quick: true},
+		{Table: "table2", Dataset: "esol", Config: "normal(1,0.2)", Layers: 2, Seed: 1, Quick: true},
 	}
 	tiny := func(s RunSpec) TrainConfig {
 		c := ProtocolFor(s)
@@ -52,22 +53,27 @@ func TestReproduceResumes(t *testing.T) {
 	prov := Provenance{Command: "test", Commit: "abc"}
 	backend := stagtest.Backend(t)
 	trained, skipped, err := Reproduce(backend, datasets.NewResolver(), specs, dir, prov, ReproduceOptions{Protocol: tiny, Logf: t.Logf})
-	if err != nil || trained != 3 || skipped != 0 {
+	if err != nil || trained != 4 || skipped != 0 {
 		t.Fatalf("first run: trained %d skipped %d, %v", trained, skipped, err)
 	}
 	recs, err := ReadRecords(dir)
-	if err != nil || len(recs) != 3 {
+	if err != nil || len(recs) != 4 {
 		t.Fatalf("records: %d, %v", len(recs), err)
 	}
 	for _, r := range recs {
+		molecule := r.Spec.Dataset == "esol"
 		if r.Command != "test" || r.Commit != "abc" || r.Backend == "" || r.Device == "" || r.Time == "" ||
-			!strings.Contains(r.Note, "quick") || r.Result == nil || r.Protocol.Epochs != 2 || r.Model.Hidden != map[string]int{"table2": 128, "figure5": 16}[r.Spec.Table] {
+			!strings.Contains(r.Note, "quick") || (r.Result == nil) != molecule || (r.Regression == nil) == molecule ||
+			r.Protocol.Epochs != 2 || r.Model.Hidden != map[string]int{"table2": 128, "figure5": 16}[r.Spec.Table] {
 			t.Errorf("record %+v lacks provenance or settings", r)
+		}
+		if molecule && (r.Protocol.LearningRate != 1e-3 || r.Regression.TestRMSE <= 0 || r.Model.Noise != "normal(1,0.2) stag") {
+			t.Errorf("ESOL record: protocol %+v, result %+v, model %+v", r.Protocol, r.Regression, r.Model)
 		}
 	}
 	trained, skipped, err = Reproduce(backend, datasets.NewResolver(), specs, dir, prov, ReproduceOptions{Protocol: tiny, Logf: t.Logf})
-	if err != nil || trained != 0 || skipped != 3 {
-		t.Fatalf("second run: trained %d skipped %d, %v; want 0 and 3", trained, skipped, err)
+	if err != nil || trained != 0 || skipped != 4 {
+		t.Fatalf("second run: trained %d skipped %d, %v; want 0 and 4", trained, skipped, err)
 	}
 	corrupt := filepath.Join(dir, specs[1].Path())
 	if err := os.WriteFile(corrupt, []byte(`{"spec":`), 0o644); err != nil {

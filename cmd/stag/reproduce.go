@@ -21,7 +21,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "few epochs, one seed, 8 Monte-Carlo samples: minutes on a CPU, not comparable to the paper")
-	names := fs.String("datasets", "cora,citeseer", "comma-separated datasets")
+	names := fs.String("datasets", "cora,citeseer", "comma-separated datasets: cora, citeseer, and for table2 esol, freesolv")
 	out := fs.String("out", "results", "results directory (records go under it; existing ones are kept and skipped)")
 	configs := fs.String("configs", "", "only these comma-separated configurations (rows), e.g. deterministic,normal(1,0.8)")
 	depths := fs.String("layers", "", "only these comma-separated depths, e.g. 2,4")
@@ -34,8 +34,13 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	var ds []string
 	for _, d := range strings.Split(*names, ",") {
 		d = strings.TrimSpace(d)
-		if d != "cora" && d != "citeseer" {
-			return usageError(fmt.Sprintf("reproduce: -datasets: unknown dataset %q (want cora or citeseer)", d))
+		switch {
+		case d == "cora" || d == "citeseer":
+		case models.IsMoleculeDataset(d) && table == "table2":
+		case models.IsMoleculeDataset(d):
+			return usageError(fmt.Sprintf("reproduce: -datasets: %s is in table2 only", d))
+		default:
+			return usageError(fmt.Sprintf("reproduce: -datasets: unknown dataset %q (want cora, citeseer, esol or freesolv)", d))
 		}
 		ds = append(ds, d)
 	}
