@@ -189,7 +189,8 @@ func ProtocolFor(spec RunSpec) TrainConfig {
 
 // ModelFor is the network of a spec: GCNFor for Tables 2 and Figure 5; for Table 3 the
 // variational GCN of a "vi:<posterior>" row (NewVIGCN with the original code's objective and the
-// paper's Table 9 hyperparameters for the dataset) or NewBBGDC for "bbgdc"; NewBBB for Table 8.
+// paper's Table 9 hyperparameters for the dataset) or NewBBGDC for "bbgdc"; Table6Model
+// (GraphSAGE) and Table7Model (GIN) with the row's noise for Tables 6 and 7; NewBBB for Table 8.
 func ModelFor(spec RunSpec) (NodeClassifier, error) {
 	switch {
 	case spec.Table == "table3" && spec.Config == "bbgdc":
@@ -202,6 +203,15 @@ func ModelFor(spec RunSpec) (NodeClassifier, error) {
 		return m, nil
 	case spec.Table == "table8":
 		return nil, fmt.Errorf("table8: config %q: want bbb", spec.Config)
+	case spec.Table == "table6" || spec.Table == "table7":
+		noise, err := NoiseForConfig(spec.Config)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", spec.Table, err)
+		}
+		if spec.Table == "table6" {
+			return Table6Model(spec.Layers, noise), nil
+		}
+		return Table7Model(spec.Layers, noise, spec.Dataset), nil
 	}
 	if spec.Table == "table3" {
 		name, ok := strings.CutPrefix(spec.Config, "vi:")
@@ -263,6 +273,30 @@ func Table3Specs(datasetNames []string, quick bool) []RunSpec {
 		for _, c := range configs {
 			for s := 1; s <= seeds; s++ {
 				specs = append(specs, RunSpec{Table: "table3", Dataset: d, Config: c, Layers: 2, Seed: int64(s), Quick: quick})
+			}
+		}
+	}
+	return specs
+}
+
+// GNNConfigs are the rows of Tables 6 (GraphSAGE) and 7 (GIN): deterministic and the nine STAG
+// noises of Table 2 (no DropEdge or GDC rows).
+var GNNConfigs = append([]string{"deterministic"}, Table2Configs[1:10]...)
+
+// GNNSpecs lists Table 6 ("table6", GraphSAGE) or Table 7 ("table7", GIN) for the given datasets:
+// every row, 2 and 4 layers, seeds 1…5 (seed 1 when quick), with Table 2's protocol.
+func GNNSpecs(table string, datasetNames []string, quick bool) []RunSpec {
+	seeds := 5
+	if quick {
+		seeds = 1
+	}
+	var specs []RunSpec
+	for _, d := range datasetNames {
+		for _, layers := range []int{2, 4} {
+			for _, c := range GNNConfigs {
+				for s := 1; s <= seeds; s++ {
+					specs = append(specs, RunSpec{Table: table, Dataset: d, Config: c, Layers: layers, Seed: int64(s), Quick: quick})
+				}
 			}
 		}
 	}
@@ -452,6 +486,15 @@ func describeModel(m NodeClassifier, task *NodeTask) ModelConfig {
 	case *VIGCN:
 		mc.Kind, mc.Layers, mc.Hidden, mc.Activation, mc.Description = "stag_vi", m.Layers, m.Hidden, m.Activation, m.String()
 		mc.FirstPlacement, mc.OtherPlacement = stagnb.AggregateFirst.String(), stagnb.AggregateFirst.String()
+	case *SAGE:
+		mc.Kind, mc.Layers, mc.Hidden, mc.Noise, mc.Activation = "graphsage", m.Layers, m.Hidden, m.Noise.String(), m.Activation
+		mc.FirstPlacement, mc.OtherPlacement = stagnb.AggregateFirst.String(), stagnb.AggregateFirst.String()
+	case *GIN:
+		mc.Kind, mc.Layers, mc.Hidden, mc.Noise, mc.Activation = "gin", m.Layers, m.Hidden, m.Noise.String(), m.Activation
+		mc.FirstPlacement, mc.OtherPlacement = stagnb.AggregateFirst.String(), stagnb.AggregateFirst.String()
+		if m.TwoLinearApply {
+			mc.Description = "GIN apply: Linear(in, in) → act → Linear(in, out) (the Citeseer script)"
+		}
 	case *BBGDC:
 		mc.Kind, mc.Layers, mc.Hidden, mc.Activation, mc.Description = "bbgdc", m.Layers, m.Hidden, m.Activation, m.String()
 	case *BBB:

@@ -152,3 +152,22 @@ func TestTable3Specs(t *testing.T) {
 		}
 	}
 }
+
+// TestGNNSpecs checks the GraphSAGE and GIN grids of Tables 6 and 7 and their models.
+func TestGNNSpecs(t *testing.T) {
+	specs := GNNSpecs("table7", []string{"cora", "citeseer"}, false)
+	if len(specs) != 2*2*10*5 || len(GNNConfigs) != 10 || GNNConfigs[9] != "bernoulli(0.8)" {
+		t.Fatalf("Table 7: %d specs (rows %q), want 2 datasets × 2 depths × 10 rows × 5 seeds", len(specs), GNNConfigs)
+	}
+	m, err := ModelFor(RunSpec{Table: "table6", Dataset: "cora", Config: "normal(1,0.8)", Layers: 4})
+	if sage, ok := m.(*SAGE); err != nil || !ok || sage.Layers != 4 || sage.Noise.String() != "normal(1,0.8) stag" {
+		t.Errorf("table6 normal(1,0.8): %+v, %v", m, err)
+	}
+	m, err = ModelFor(RunSpec{Table: "table7", Dataset: "citeseer", Config: "deterministic", Layers: 2})
+	if gin, ok := m.(*GIN); err != nil || !ok || gin.Noise != nil || !gin.TwoLinearApply {
+		t.Errorf("table7 citeseer deterministic: %+v, %v; want the two-Linear GIN without noise", m, err)
+	}
+	if _, err := ModelFor(RunSpec{Table: "table6", Dataset: "cora", Config: "gamma(1)", Layers: 2}); err == nil {
+		t.Error("table6 gamma(1): no error")
+	}
+}
