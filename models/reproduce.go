@@ -89,6 +89,12 @@ var Table2Configs = []string{
 // Table2Specs lists Table 2 for the given datasets (cora, citeseer, esol, freesolv): every row,
 // 2 and 4 layers, seeds 1…5 (seed 1 only when quick).
 func Table2Specs(datasetNames []string, quick bool) []RunSpec {
+	return depthGrid("table2", datasetNames, Table2Configs, quick)
+}
+
+// depthGrid lists a table's runs: every dataset, 2 and 4 layers, every config, seeds 1…5 (seed 1
+// when quick).
+func depthGrid(table string, datasetNames, configs []string, quick bool) []RunSpec {
 	seeds := 5
 	if quick {
 		seeds = 1
@@ -96,9 +102,9 @@ func Table2Specs(datasetNames []string, quick bool) []RunSpec {
 	var specs []RunSpec
 	for _, d := range datasetNames {
 		for _, layers := range []int{2, 4} {
-			for _, c := range Table2Configs {
+			for _, c := range configs {
 				for s := 1; s <= seeds; s++ {
-					specs = append(specs, RunSpec{Table: "table2", Dataset: d, Config: c, Layers: layers, Seed: int64(s), Quick: quick})
+					specs = append(specs, RunSpec{Table: table, Dataset: d, Config: c, Layers: layers, Seed: int64(s), Quick: quick})
 				}
 			}
 		}
@@ -286,21 +292,7 @@ var GNNConfigs = append([]string{"deterministic"}, Table2Configs[1:10]...)
 // GNNSpecs lists Table 6 ("table6", GraphSAGE) or Table 7 ("table7", GIN) for the given datasets:
 // every row, 2 and 4 layers, seeds 1…5 (seed 1 when quick), with Table 2's protocol.
 func GNNSpecs(table string, datasetNames []string, quick bool) []RunSpec {
-	seeds := 5
-	if quick {
-		seeds = 1
-	}
-	var specs []RunSpec
-	for _, d := range datasetNames {
-		for _, layers := range []int{2, 4} {
-			for _, c := range GNNConfigs {
-				for s := 1; s <= seeds; s++ {
-					specs = append(specs, RunSpec{Table: table, Dataset: d, Config: c, Layers: layers, Seed: int64(s), Quick: quick})
-				}
-			}
-		}
-	}
-	return specs
+	return depthGrid(table, datasetNames, GNNConfigs, quick)
 }
 
 // Table8Specs lists Table 8's Bayes-by-Backprop row for the given datasets: two-layer GCN-128,

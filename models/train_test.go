@@ -33,18 +33,7 @@ func coraTask(t *testing.T) *NodeTask {
 // original code's 184,455 (1433·128 + 128 + 128·7 + 7).
 func TestGCNParameterCount(t *testing.T) {
 	task := coraTask(t)
-	store := model.NewStore()
-	m := &GCN{Layers: 2, Hidden: 128, Activation: "relu"}
-	exec := model.MustNewExec(stagtest.Backend(t), store, func(scope *model.Scope, g *Graph) *Node {
-		return m.Logits(scope, g, task)
-	})
-	exec.MustCall()
-	count := 0
-	for v := range store.IterVariables() {
-		if v.Trainable {
-			count += v.Shape().Size()
-		}
-	}
+	count := trainableParameters(t, &GCN{Layers: 2, Hidden: 128, Activation: "relu"}, task)
 	if count != 184455 {
 		t.Errorf("2-layer GCN-128 on Cora has %d trainable parameters, want 184455", count)
 	}
