@@ -117,7 +117,7 @@ func (lw *Lightweight) Table() figures.Table {
 		t.Footnotes = append(t.Footnotes, fmt.Sprintf("Ours: backend %s, device %s, GOMAXPROCS %d; median of %d steps. The paper's times are on a Tesla V100 GPU; compare the ratios, not the milliseconds.",
 			r.Backend, r.Device, r.GoMaxProcs, r.Steps))
 	}
-	t.Footnotes = append(t.Footnotes, "The paper: STAG adds 5.9 to 9.3 ms per iteration to the two-layer GCN on a V100 (section \"STAG is Lightweight\"). Its BBGDC count (475k) matches no Cora model we know (original-code-digest); ours is the GCN plus two Kumaraswamy parameters per layer.")
+	t.Footnotes = append(t.Footnotes, "The paper: STAG adds 5.9 to 9.3 ms per iteration to the two-layer GCN on a V100 (section \"STAG is Lightweight\"). Its BBGDC count (475k) matches no Cora model; it is close to a 2-layer GCN-128 on Citeseer (474,886 parameters). Ours is the Cora GCN plus two Kumaraswamy parameters per layer.")
 	if lw.Quick {
 		t.Footnotes = append(t.Footnotes, "Quick settings: 3 timed steps per model.")
 	}
