@@ -196,7 +196,8 @@ func ProtocolFor(spec RunSpec) TrainConfig {
 // ModelFor is the network of a spec: GCNFor for Tables 2 and Figure 5; for Table 3 the
 // variational GCN of a "vi:<posterior>" row (NewVIGCN with the original code's objective and the
 // paper's Table 9 hyperparameters for the dataset) or NewBBGDC for "bbgdc"; Table6Model
-// (GraphSAGE) and Table7Model (GIN) with the row's noise for Tables 6 and 7; NewBBB for Table 8.
+// (GraphSAGE) and Table7Model (GIN) with the row's noise for Tables 6 and 7; NewBBB for Table 8;
+// for Table 5, Table2Model with the row's noise shared across layers.
 func ModelFor(spec RunSpec) (NodeClassifier, error) {
 	switch {
 	case spec.Table == "table3" && spec.Config == "bbgdc":
@@ -209,6 +210,13 @@ func ModelFor(spec RunSpec) (NodeClassifier, error) {
 		return m, nil
 	case spec.Table == "table8":
 		return nil, fmt.Errorf("table8: config %q: want bbb", spec.Config)
+	case spec.Table == "table5":
+		noise, err := NoiseForConfig(spec.Config)
+		if err != nil || noise == nil {
+			return nil, fmt.Errorf("table5: config %q: want one of the STAG rows (%v)", spec.Config, err)
+		}
+		noise.Structure.Layers = stagnb.SharedLayers
+		return Table2Model(spec.Layers, noise), nil
 	case spec.Table == "table6" || spec.Table == "table7":
 		noise, err := NoiseForConfig(spec.Config)
 		if err != nil {
@@ -283,6 +291,19 @@ func Table3Specs(datasetNames []string, quick bool) []RunSpec {
 		}
 	}
 	return specs
+}
+
+// Table5Configs are the rows of Table 5, STAG with one noise sample across message-passing
+// rounds: the nine STAG noises of Table 2.
+var Table5Configs = Table2Configs[1:10]
+
+// Table5Specs lists Table 5 for the given datasets: Table 2's GCN and protocol with the noise
+// drawn once per forward pass and reused by every layer (stagnb.SharedLayers: a narrower layer
+// uses the first channels of the draw), 2 and 4 layers, seeds 1…5 (seed 1 when quick). The
+// original code meant to do this, but its cache most likely did not survive DGL's local scopes,
+// so its Table 5 probably re-ran Table 2's per-layer noise (original-code-digest §2.5).
+func Table5Specs(datasetNames []string, quick bool) []RunSpec {
+	return depthGrid("table5", datasetNames, Table5Configs, quick)
 }
 
 // GNNConfigs are the rows of Tables 6 (GraphSAGE) and 7 (GIN): deterministic and the nine STAG

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/internal/stagtest"
+	"github.com/stagnb/stagnb/stagnb"
 )
 
 func TestNoiseForConfig(t *testing.T) {
@@ -169,5 +170,27 @@ func TestGNNSpecs(t *testing.T) {
 	}
 	if _, err := ModelFor(RunSpec{Table: "table6", Dataset: "cora", Config: "gamma(1)", Layers: 2}); err == nil {
 		t.Error("table6 gamma(1): no error")
+	}
+}
+
+// TestTable5 checks Table 5's grid and that its noise is drawn once for all layers, and trains a
+// tiny run of the shared-noise GCN (the first layer's 128 channels serve the 7-wide last layer).
+func TestTable5(t *testing.T) {
+	if got := len(Table5Specs([]string{"cora", "citeseer"}, false)); got != 2*2*9*5 {
+		t.Errorf("Table 5: %d specs, want %d", got, 2*2*9*5)
+	}
+	m, err := ModelFor(RunSpec{Table: "table5", Dataset: "cora", Config: "uniform(0.6,1.4)", Layers: 4})
+	gcn, ok := m.(*GCN)
+	if err != nil || !ok || gcn.Noise.Structure.Layers != stagnb.SharedLayers || gcn.Noise.Structure.Features != stagnb.PerFeature {
+		t.Fatalf("table5 uniform(0.6,1.4): %+v, %v", m, err)
+	}
+	if _, err := ModelFor(RunSpec{Table: "table5", Config: "deterministic", Layers: 2}); err == nil {
+		t.Error("table5 deterministic: no error")
+	}
+	task := coraTask(t)
+	cfg := QuickTrainConfig()
+	cfg.Epochs, cfg.EvalEvery, cfg.MCSamples = 3, 3, 2
+	if _, err := TrainNodeClassifier(stagtest.Backend(t), task, gcn, cfg); err != nil {
+		t.Fatalf("training the shared-noise GCN: %v", err)
 	}
 }

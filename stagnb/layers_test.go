@@ -2,6 +2,7 @@ package stagnb_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/compute/dtypes"
@@ -9,6 +10,7 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
 	"github.com/stagnb/stagnb/internal/stagtest"
 	"github.com/stagnb/stagnb/stagnb"
 )
@@ -223,5 +225,30 @@ func TestSharedLayersReuseOneDraw(t *testing.T) {
 	checkNear(t, "sample 2, layer 2 vs layer 1", res[3], res[2], 0)
 	if res[0][0] == res[2][0] {
 		t.Errorf("samples 1 and 2 reuse the same draw %v", res[0])
+	}
+}
+
+// TestSharedLayersNarrowerLayer checks per-feature noise shared across layers of decreasing
+// width: the narrower layer gets the first channels of the one draw, and a wider later layer is
+// an error.
+func TestSharedLayersNarrowerLayer(t *testing.T) {
+	el := fourNodes()
+	d, _ := stagnb.Normal(1, 1)
+	noise := stagnb.NewNoise(d, stagnb.Structure{Layers: stagnb.SharedLayers, Features: stagnb.PerFeature, Edges: stagnb.PerEdge})
+	res := runGraph(t, 2, func(scope *model.Scope, g *Graph) []*Node {
+		edges := el.Const(g)
+		wide := noise.Weights(scope, edges, 5, dtypes.Float32)
+		narrow := noise.Weights(scope, edges, 2, dtypes.Float32)
+		return []*Node{Slice(wide, AxisRange(), AxisRange(0, 2)), narrow}
+	})
+	checkNear(t, "narrow layer vs the first channels of the wide one", res[1], res[0], 0)
+	if err := exceptions.TryCatch[error](func() {
+		runGraph(t, 1, func(scope *model.Scope, g *Graph) []*Node {
+			edges := el.Const(g)
+			noise.Weights(scope, edges, 2, dtypes.Float32)
+			return []*Node{noise.Weights(scope, edges, 5, dtypes.Float32)}
+		})
+	}); err == nil || !strings.Contains(err.Error(), "wider layer") {
+		t.Errorf("a wider later layer: %v, want a panic naming the wider layer", err)
 	}
 }

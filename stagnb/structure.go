@@ -18,7 +18,8 @@ const (
 	// PerLayer draws fresh noise in every layer: Z[l, …] independent over l.
 	PerLayer LayerSharing = iota
 	// SharedLayers draws once per forward pass and reuses the draw in every layer: Z[:, …] shared.
-	// The layers must then ask for noise of the same shape.
+	// Per-feature noise is drawn for the first layer's channels; a narrower later layer uses the
+	// first of them (z[e, c] per edge and channel index), a wider one is an error.
 	SharedLayers
 )
 
@@ -247,9 +248,15 @@ func (n *Noise) Weights(scope *model.Scope, edges *Edges, width int, dtype dtype
 	if z, ok := cache[key]; ok {
 		return z
 	}
-	for k := range cache {
-		if k.noise == n && k.sample == si && k.cols != cols {
-			exceptions.Panicf("stagnb.Noise.Weights: noise shared across layers (%s) needs the same shape in every layer: got %d then %d channels; use SharedFeatures or equal widths", n, k.cols, cols)
+	for k, z := range cache {
+		if k.noise == n && k.sample == si && k.rows == rows && k.dtype == dtype && k.cols != cols {
+			if k.cols < cols {
+				exceptions.Panicf("stagnb.Noise.Weights: noise shared across layers (%s) was drawn for %d channels and cannot serve a wider layer of %d channels (the first layer must be the widest)", n, k.cols, cols)
+			}
+			// A narrower layer reuses the first channels of the same draw: z[e, c] is one draw
+			// per edge and channel index for all the layers (renormalisation is per channel, so
+			// the prefix of a renormalised draw is renormalised too).
+			return Slice(z, AxisRange(), AxisRange(0, cols))
 		}
 	}
 	z := draw()

@@ -15,7 +15,7 @@ import (
 // of a paper table that has no record yet and writes one JSON record per run under -out.
 func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return usageError("reproduce: name a table: table2, table3, table6, table7, table8 or figure5")
+		return usageError("reproduce: name a table: table2, table3, table5, table6, table7, table8 or figure5")
 	}
 	table := args[0]
 	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
@@ -50,6 +50,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		specs = models.Table2Specs(ds, *quick)
 	case "table3":
 		specs = models.Table3Specs(ds, *quick)
+	case "table5":
+		specs = models.Table5Specs(ds, *quick)
 	case "table6", "table7":
 		specs = models.GNNSpecs(table, ds, *quick)
 	case "table8":
@@ -57,7 +59,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	case "figure5":
 		specs = models.Figure5Specs(ds, *quick)
 	default:
-		return usageError(fmt.Sprintf("reproduce: unknown table %q (available: table2, table3, table6, table7, table8, figure5)", table))
+		return usageError(fmt.Sprintf("reproduce: unknown table %q (available: table2, table3, table5, table6, table7, table8, figure5)", table))
 	}
 	specs, err := filterSpecs(specs, *configs, *depths)
 	if err != nil {
