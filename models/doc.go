@@ -1,4 +1,16 @@
-// Package models holds the full models of the STAG paper and their training
-// protocols: deterministic GCN, STAG (MLE), DropEdge, GDC, BBGDC, STAG-VI and
-// Bayes-by-Backprop, for node classification and graph regression.
+// Package models holds the full models of the STAG paper and their training protocols.
+//
+// Node classification (Cora, Citeseer): GCN (deterministic, STAG MLE with any stagnb noise, the
+// original code's DE and GDC, feature dropout), SAGE and GIN (Tables 6 and 7), VIGCN (STAG-VI with
+// the posteriors R, R^C, R^|E|, R^|E|×C and the legacy or ELBO objective, Table 3), BBGDC (Table 3)
+// and BBB (Bayes-by-Backprop, Table 8). Each implements NodeClassifier and trains with
+// TrainNodeClassifier (Adam, L2 on the first layer, Monte-Carlo evaluation, best-validation
+// selection, NaN/Inf checks, progress callbacks). Graph regression (ESOL, FreeSolv): GraphRegressor
+// and TrainGraphRegressor.
+//
+// Reproduction: RunSpec names one (table, dataset, configuration, depth, seed); Table2Specs,
+// Table3Specs, Table5Specs, GNNSpecs, Table8Specs and Figure5Specs list a table's grid, ModelFor
+// and ProtocolFor give each spec's model and protocol as the original code ran it (each choice is
+// documented where paper and code differ), and Reproduce trains and records them resumably.
+// Bench times training steps (the `stag bench` command).
 package models
