@@ -168,12 +168,6 @@ func (s *SparseInput) fixedMatMul(selfWeight, aggWeight float64, w *Node) *Node 
 	})
 }
 
-// denseMatMul is DenseMatMul with constants built on the host (denseConst, denseTConst).
-func (s *SparseInput) denseMatMul(w *Node) *Node {
-	g := w.Graph()
-	return matMulWithTransposed(s.denseConst(g), w, func() *Node { return s.denseTConst(g) })
-}
-
 // SAGESparseConfig configures a GraphSAGE layer whose input is a constant sparse matrix; create it
 // with NewSAGEFromSparse and build it with Done.
 type SAGESparseConfig struct {
@@ -226,7 +220,7 @@ func (c *SAGESparseConfig) Done() *Node {
 	if fixed, z := fixedWeight(c.scope, g, c.noise); fixed {
 		neigh = func() *Node { return x.fixedMatMul(0, z, wNeigh) }
 	}
-	h := Add(x.denseMatMul(wSelf), neigh())
+	h := Add(x.DenseMatMul(wSelf), neigh())
 	h = Add(h, bias(c.scope, g, f32, c.out))
 	if c.activation != nil {
 		h = c.activation(h)
@@ -311,7 +305,7 @@ func (c *GINSparseConfig) Done() *Node {
 		eps := c.scope.WithInitializer(initializer.Zero).VariableWithValue("epsilon", c.epsilon).NodeValue(g)
 		eps = ConvertDType(eps, f32)
 		w := weightIn(c.scope, "weights", g, f32, x.numFeatures, width)
-		h = Add(Mul(OnePlus(eps), x.denseMatMul(w)), x.AggregateMatMul(c.scope, c.edges, c.noise, w))
+		h = Add(Mul(OnePlus(eps), x.DenseMatMul(w)), x.AggregateMatMul(c.scope, c.edges, c.noise, w))
 	} else {
 		w := weightIn(c.scope, "weights", g, f32, x.numFeatures, width)
 		if fixed, z := fixedWeight(c.scope, g, c.noise); fixed {

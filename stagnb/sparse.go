@@ -97,7 +97,7 @@ func (s *SparseInput) Norm() Norm { return s.norm }
 
 // Dense returns X as a dense `Float32[num_nodes, num_features]` constant of graph g.
 func (s *SparseInput) Dense(g *Graph) *Node {
-	return graphConst(g, s, "dense", func() *Node { return Reshape(Const(g, s.dense), s.el.NumNodes, s.numFeatures) })
+	return s.denseConst(g)
 }
 
 // pairs returns the pairs' values `[P]`, edges `[P, 1]`, columns `[P, 1]` and scatter indices
@@ -146,12 +146,11 @@ func (s *SparseInput) AggregateMatMul(scope *model.Scope, edges *Edges, noise *N
 }
 
 // DenseMatMul returns X·w for the dense X (`[num_nodes, out]` for w `[num_features, out]`), with
-// the gradient with respect to w computed from a constant Xᵀ instead of transposing X every step.
+// the gradient with respect to w computed from a constant Xᵀ, transposed once on the host, instead
+// of transposing X every step.
 func (s *SparseInput) DenseMatMul(w *Node) *Node {
 	g := w.Graph()
-	return matMulWithTransposed(s.Dense(g), w, func() *Node {
-		return graphConst(g, s, "denseT", func() *Node { return Transpose(s.Dense(g), 0, 1) })
-	})
+	return matMulWithTransposed(s.denseConst(g), w, func() *Node { return s.denseTConst(g) })
 }
 
 // matMulWithTransposed returns a·w (a `[n, f]`, w `[f, h]`, a receiving no gradient) whose gradient
