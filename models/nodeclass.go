@@ -77,11 +77,10 @@ func (m *GCN) Logits(scope *model.Scope, g *Graph, task *NodeTask) *Node {
 		if l > 0 && m.Dropout > 0 {
 			h = layers.DropoutStatic(scope, h, m.Dropout)
 		}
-		if l == 0 && m.Dropout > 0 {
-			x := layers.DropoutStatic(scope, task.Features.Dense(g), m.Dropout)
-			layer = stagnb.NewGCN(scope.At("layer_%d", l), x, edges, width).Placement(m.FirstPlacement).Norm(task.Features.Norm())
-		} else if l == 0 {
-			layer = stagnb.NewGCNFromSparse(scope.At("layer_%d", l), task.Features, edges, width).Placement(m.FirstPlacement)
+		if l == 0 {
+			// Feature dropout on the sparse input draws one mask value per non-zero feature.
+			layer = stagnb.NewGCNFromSparse(scope.At("layer_%d", l), task.Features, edges, width).
+				Placement(m.FirstPlacement).InputDropout(m.Dropout)
 		} else {
 			layer = stagnb.NewGCN(scope.At("layer_%d", l), h, edges, width).Placement(m.OtherPlacement).Norm(task.Features.Norm())
 		}

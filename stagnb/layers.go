@@ -136,6 +136,7 @@ type GCNConfig struct {
 	placement  Placement
 	useBias    bool
 	activation func(*Node) *Node
+	dropout    float64
 }
 
 // NewGCN starts a GCN layer (Kipf & Welling) with STAG noise on its aggregation:
@@ -199,6 +200,21 @@ func (c *GCNConfig) UseBias(b bool) *GCNConfig { c.useBias = b; return c }
 // Activation sets an activation applied to the output (default none).
 func (c *GCNConfig) Activation(fn func(*Node) *Node) *GCNConfig { c.activation = fn; return c }
 
+// InputDropout sets a dropout rate for the layer's sparse input while training (Kipf & Welling's
+// feature dropout, as in the paper's Figure 5): drawn once per non-zero of X (SparseInput.DropoutKeep),
+// rescaled by 1/(1−rate). Only layers built with NewGCNFromSparse accept it; apply dropout to a
+// dense input before NewGCN.
+func (c *GCNConfig) InputDropout(rate float64) *GCNConfig {
+	if c.sparse == nil {
+		exceptions.Panicf("stagnb.GCNConfig.InputDropout: the layer has a dense input; apply dropout to it before NewGCN")
+	}
+	if rate < 0 || rate >= 1 {
+		exceptions.Panicf("stagnb.GCNConfig.InputDropout: rate %g outside [0, 1)", rate)
+	}
+	c.dropout = rate
+	return c
+}
+
 // Done builds the layer and returns its output `[num_nodes, out]`.
 func (c *GCNConfig) Done() *Node {
 	g := c.edges.Src.Graph()
@@ -214,18 +230,25 @@ func (c *GCNConfig) Done() *Node {
 		x, in, dtype = c.x, c.x.Shape().Dimensions[1], c.x.DType()
 	}
 	w := weightIn(c.scope, "weights", g, dtype, in, c.out)
+	var keep *Node // input dropout's scale per non-zero of the sparse input, nil for none
+	if c.sparse != nil {
+		keep = c.sparse.DropoutKeep(c.scope, g, c.dropout)
+	}
 	var h *Node
 	switch {
 	case c.placement.transformFirst(in, c.out):
 		var xw *Node
-		if c.sparse != nil {
+		switch {
+		case keep != nil:
+			xw = c.sparse.droppedMatMul(keep, w)
+		case c.sparse != nil:
 			xw = c.sparse.DenseMatMul(w)
-		} else {
+		default:
 			xw = MatMul(x, w)
 		}
 		h = StochasticAggregate(c.scope, xw, c.edges, AggSum, c.norm, c.noise)
 	case c.sparse != nil:
-		h = c.sparse.AggregateMatMul(c.scope, c.edges, c.noise, w)
+		h = c.sparse.aggregateMatMul(c.scope, c.edges, c.noise, keep, w)
 	default:
 		h = MatMul(StochasticAggregate(c.scope, x, c.edges, AggSum, c.norm, c.noise), w)
 	}

@@ -3,6 +3,7 @@ package stagnb
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -29,6 +30,11 @@ type SparseInput struct {
 	pairVal                    []float32
 	// The dense X, for transform-first layers.
 	dense []float32
+	// X's non-zeros (row, column, value), and for each pair the index of its source non-zero:
+	// input dropout draws one mask value per non-zero.
+	nzRow, nzCol []int32
+	nzVal        []float32
+	pairNZ       []int32
 }
 
 // NewSparseInput prepares X, given in CSR form (rowPtr has num_nodes+1 entries; col and val one
@@ -58,8 +64,10 @@ func NewSparseInput(el *EdgeList, numFeatures int, rowPtr, col []int32, val []fl
 	for r := range el.NumNodes {
 		for i := rowPtr[r]; i < rowPtr[r+1]; i++ {
 			s.dense[r*numFeatures+int(col[i])] += val[i]
+			s.nzRow = append(s.nzRow, int32(r))
 		}
 	}
+	s.nzCol, s.nzVal = slices.Clone(col), slices.Clone(val)
 	for e := range el.Src {
 		u, v := el.Src[e], el.Dst[e]
 		var coef float64
@@ -80,6 +88,7 @@ func NewSparseInput(el *EdgeList, numFeatures int, rowPtr, col []int32, val []fl
 			s.pairCol = append(s.pairCol, col[i])
 			s.pairEdge = append(s.pairEdge, int32(e))
 			s.pairVal = append(s.pairVal, float32(coef)*val[i])
+			s.pairNZ = append(s.pairNZ, i)
 		}
 	}
 	return s, nil
@@ -129,11 +138,21 @@ func (s *SparseInput) Aggregate(scope *model.Scope, edges *Edges, noise *Noise) 
 // `[num_features, out]`). Its gradient with respect to w is Sᵀ·v with Sᵀ scattered directly
 // from the pairs, which on the pure-Go backend is much cheaper than transposing the dense S.
 func (s *SparseInput) AggregateMatMul(scope *model.Scope, edges *Edges, noise *Noise, w *Node) *Node {
+	return s.aggregateMatMul(scope, edges, noise, nil, w)
+}
+
+// aggregateMatMul is AggregateMatMul with X's non-zeros scaled by keep (`[num_non_zeros]`, input
+// dropout; nil for none).
+func (s *SparseInput) aggregateMatMul(scope *model.Scope, edges *Edges, noise *Noise, keep, w *Node) *Node {
 	g := edges.Src.Graph()
 	if w.Rank() != 2 || w.Shape().Dimensions[0] != s.numFeatures || w.DType() != dtypes.Float32 {
 		exceptions.Panicf("stagnb.SparseInput.AggregateMatMul: w must be Float32[num_features=%d, out], got %s", s.numFeatures, w.Shape())
 	}
 	vals := s.noisyValues(scope, edges, noise)
+	if keep != nil {
+		pairNZ := graphConst(g, s, "pairNZ", func() *Node { return Reshape(Const(g, s.pairNZ), len(s.pairNZ), 1) })
+		vals = Mul(vals, Gather(keep, pairNZ))
+	}
 	_, _, _, idx := s.pairs(g)
 	n, f := s.el.NumNodes, s.numFeatures
 	agg := ScatterSum(Zeros(g, shapes.Make(dtypes.Float32, n, f)), idx, vals, false, false)
@@ -151,6 +170,42 @@ func (s *SparseInput) AggregateMatMul(scope *model.Scope, edges *Edges, noise *N
 func (s *SparseInput) DenseMatMul(w *Node) *Node {
 	g := w.Graph()
 	return matMulWithTransposed(s.denseConst(g), w, func() *Node { return s.denseTConst(g) })
+}
+
+// NumNonZeros is the number of non-zeros of X.
+func (s *SparseInput) NumNonZeros() int { return len(s.nzVal) }
+
+// DropoutKeep draws input dropout for X's non-zeros: `Float32[num_non_zeros]` with 0 (probability
+// rate) or 1/(1−rate), through the scope's RNG. Dropping a zero feature changes nothing, so this is
+// dropout on the dense X with num_non_zeros draws instead of num_nodes × num_features. It returns
+// nil when not training (scope.IsTraining) or when rate is 0.
+func (s *SparseInput) DropoutKeep(scope *model.Scope, g *Graph, rate float64) *Node {
+	if rate <= 0 || !scope.IsTraining(g) {
+		return nil
+	}
+	d, err := Bernoulli(rate, true)
+	if err != nil {
+		exceptions.Panicf("stagnb.SparseInput.DropoutKeep: %v", err)
+	}
+	return d.Sample(scope, g, shapes.Make(dtypes.Float32, s.NumNonZeros()))
+}
+
+// droppedMatMul returns (X ⊙ M)·w for X's non-zeros scaled by keep (`[num_non_zeros]`), with the
+// gradient with respect to w scattered directly into (X ⊙ M)ᵀ.
+func (s *SparseInput) droppedMatMul(keep, w *Node) *Node {
+	g := w.Graph()
+	n, f, nz := s.el.NumNodes, s.numFeatures, s.NumNonZeros()
+	idx := graphConst(g, s, "nzIdx", func() *Node {
+		return Concatenate([]*Node{Reshape(Const(g, s.nzRow), nz, 1), Reshape(Const(g, s.nzCol), nz, 1)}, 1)
+	})
+	idxT := graphConst(g, s, "nzIdxT", func() *Node {
+		return Concatenate([]*Node{Reshape(Const(g, s.nzCol), nz, 1), Reshape(Const(g, s.nzRow), nz, 1)}, 1)
+	})
+	vals := Mul(graphConst(g, s, "nzVal", func() *Node { return Const(g, s.nzVal) }), keep)
+	xd := ScatterSum(Zeros(g, shapes.Make(dtypes.Float32, n, f)), idx, vals, false, false)
+	return matMulWithTransposed(xd, w, func() *Node {
+		return ScatterSum(Zeros(g, shapes.Make(dtypes.Float32, f, n)), idxT, StopGradient(vals), false, false)
+	})
 }
 
 // matMulWithTransposed returns a·w (a `[n, f]`, w `[f, h]`, a receiving no gradient) whose gradient
