@@ -302,8 +302,8 @@ const setupHint = "run `make setup` (scripts/setup.sh) to install JupyterLab and
 // of its cells, instead of holding the test binary until its own timeout.
 const (
 	allNotebooksBudget = 20 * time.Minute
-	notebookTimeout    = 8 * time.Minute
-	cellTimeout        = 5 * time.Minute
+	notebookTimeout    = 10 * time.Minute
+	cellTimeout        = 8 * time.Minute
 )
 
 // kernelEnv returns the repository root and the environment of scripts/lab.sh for running the

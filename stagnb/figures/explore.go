@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/comms"
 	"github.com/janpfeifer/gonb/gonbui/dom"
 	"github.com/janpfeifer/gonb/gonbui/widgets"
 	"gonum.org/v1/plot"
@@ -195,6 +196,10 @@ func labels(sliders []Slider) string {
 type exploreWidgets struct {
 	sliders []*widgets.SliderBuilder
 	done    *widgets.ButtonBuilder
+	// moves and clicks are the subscriptions to the sliders and the button, made as soon as each
+	// widget exists: a value the front-end sends before its subscription would be lost.
+	moves  []*comms.AddressChan[int]
+	clicks *comms.AddressChan[int]
 }
 
 // exploreLive builds the widgets in the output block controlsID and redraws the plot in the block
@@ -214,10 +219,12 @@ func exploreLive(sliders []Slider, values []float64, draw func([]float64) (*plot
 			rowID := fmt.Sprintf("%s_row_%d", divID, i)
 			dom.Append(divID, fmt.Sprintf(`<div id="%s"><span style="display: inline-block; min-width: 12em">%s</span></div>`,
 				rowID, html.EscapeString(s.Label)))
-			w.sliders = append(w.sliders, widgets.Slider(0, s.positions(), s.position(values[i])).AppendTo(rowID).Done())
+			sl := widgets.Slider(0, s.positions(), s.position(values[i])).AppendTo(rowID).Done()
+			w.sliders, w.moves = append(w.sliders, sl), append(w.moves, sl.Listen().LatestOnly())
 			dom.Append(rowID, fmt.Sprintf(` <code id="%s">%s</code>`, valueID(i), html.EscapeString(s.format(values[i]))))
 		}
 		w.done = widgets.Button("Done").AppendTo(divID).Done()
+		w.clicks = w.done.Listen()
 		dom.Append(divID, fmt.Sprintf(` <span id="%s"></span>`, statusID))
 		ready <- w
 	}()
@@ -233,15 +240,14 @@ func exploreLive(sliders []Slider, values []float64, draw func([]float64) (*plot
 
 	type move struct{ slider, position int }
 	moves := make(chan move, len(sliders))
-	for i, s := range w.sliders {
-		ch := s.Listen().LatestOnly()
+	for i, ch := range w.moves {
 		go func() {
 			for k := range ch.C {
 				moves <- move{i, k}
 			}
 		}()
 	}
-	clicks := w.done.Listen()
+	clicks := w.clicks
 	idle := time.NewTimer(ExploreIdleTimeout)
 	defer idle.Stop()
 	for {
@@ -275,7 +281,10 @@ func exploreLive(sliders []Slider, values []float64, draw func([]float64) (*plot
 			}
 			dom.SetInnerText(statusID, status)
 			idle.Reset(ExploreIdleTimeout)
-		case <-clicks.C:
+		case count := <-clicks.C:
+			if count == 0 { // the button's initial value, sent by the front-end when it appears
+				continue
+			}
 			gonbui.UpdateMarkdown(controlsID, "*Done. Shown: "+DescribeValues(sliders, values)+". Run the cell again to explore.*")
 			return nil
 		case <-idle.C:
