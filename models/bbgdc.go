@@ -122,9 +122,8 @@ func (m *BBGDC) Logits(scope *model.Scope, g *Graph, task *NodeTask) *Node {
 				block := DivScalar(MulScalar(col, float64(blocks)), float64(in))
 				z = Reshape(Gather(zb, Concatenate([]*Node{edge, block}, 1)), p)
 			}
-			// AggregateWeighted's gradient gathers ∂L/∂S = v·wᵀ at the pairs: on the pure-Go backend much
-			// cheaper than AggregateWeightedMatMul's per-pair [num_pairs, out] products.
-			h = MatMul(task.Features.AggregateWeighted(z), w)
+			// w's gradient is scattered from the pairs (no transpose of the dense aggregate per step).
+			h = task.Features.AggregateWeightedMatMul(z, w)
 		} else {
 			var z *Node
 			if blocks == 0 {
