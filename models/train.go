@@ -38,6 +38,9 @@ type TrainConfig struct {
 	Seed int64 `json:"seed"`
 	// Progress, if set, is called after every epoch (the progress package draws it as a bar).
 	Progress func(Progress) `json:"-"`
+	// Inspect, if set, is called with the trained variables' store after the last epoch, before
+	// the store is freed: the way to read learned parameters (for example VIGCN.LearnedNoise).
+	Inspect func(store *model.Store) error `json:"-"`
 }
 
 // DefaultTrainConfig is the original code's Table 2 protocol.
@@ -212,6 +215,11 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 	}
 	res.TestNLL, res.TestECE = nllAndECE(bestProbs, task.NumClasses, task.Labels, task.Split.Test, 15)
 	res.WallSeconds = time.Since(start).Seconds()
+	if cfg.Inspect != nil {
+		if err := cfg.Inspect(store); err != nil {
+			return nil, fmt.Errorf("models.TrainNodeClassifier: inspecting the trained model: %w", err)
+		}
+	}
 	return res, nil
 }
 

@@ -1,0 +1,276 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gomlx/compute"
+	"github.com/stagnb/stagnb/models"
+	"github.com/stagnb/stagnb/models/paper"
+	"github.com/stagnb/stagnb/stagnb/figures"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// PaperTable is one of the paper's result tables as the notebooks show it: the runs of
+// `stag reproduce`, in full and in a quick subset that trains in a few minutes on two CPU cores.
+type PaperTable struct {
+	// Name is reproduce's table name ("table2", …) and Number the paper's table number.
+	Name   string
+	Number int
+	// Datasets of the full table.
+	Datasets []string
+	// QuickDataset, QuickLayers and QuickConfigs select the quick subset: one dataset, one depth,
+	// the listed rows, one seed.
+	QuickDataset string
+	QuickLayers  int
+	QuickConfigs []string
+}
+
+// PaperTables are the tables that notebooks 06–08 reproduce.
+var PaperTables = []PaperTable{
+	{Name: "table2", Number: 2, Datasets: []string{"cora", "citeseer", "esol", "freesolv"},
+		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"deterministic", "normal(1,0.8)", "de(0.2)", "gdc(0.2)"}},
+	{Name: "table3", Number: 3, Datasets: []string{"cora", "citeseer"},
+		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"vi:r", "vi:rc", "vi:re", "bbgdc"}},
+	{Name: "table5", Number: 5, Datasets: []string{"cora", "citeseer"},
+		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"normal(1,0.8)", "bernoulli(0.2)"}},
+	{Name: "table6", Number: 6, Datasets: []string{"cora", "citeseer"},
+		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"deterministic", "normal(1,0.8)"}},
+	{Name: "table7", Number: 7, Datasets: []string{"cora", "citeseer"},
+		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"deterministic", "normal(1,0.8)"}},
+	{Name: "table8", Number: 8, Datasets: []string{"cora", "citeseer"},
+		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"bbb"}},
+}
+
+// PaperTableByName returns the PaperTables entry of a reproduce table name.
+func PaperTableByName(name string) (PaperTable, error) {
+	for _, t := range PaperTables {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	names := make([]string, len(PaperTables))
+	for i, t := range PaperTables {
+		names[i] = t.Name
+	}
+	return PaperTable{}, fmt.Errorf("experiments: unknown paper table %q (want one of %s)", name, strings.Join(names, ", "))
+}
+
+// allSpecs is the table's whole grid (models' spec lists) for datasets.
+func (t PaperTable) allSpecs(datasets []string, quick bool) []models.RunSpec {
+	switch t.Name {
+	case "table2":
+		return models.Table2Specs(datasets, quick)
+	case "table3":
+		return models.Table3Specs(datasets, quick)
+	case "table5":
+		return models.Table5Specs(datasets, quick)
+	case "table6", "table7":
+		return models.GNNSpecs(t.Name, datasets, quick)
+	case "table8":
+		return models.Table8Specs(datasets, quick)
+	}
+	return nil
+}
+
+// Specs returns the runs the notebook shows and the `stag reproduce` arguments that train the
+// same runs: the quick subset with the quick settings, the whole table otherwise.
+func (t PaperTable) Specs(s Settings) (specs []models.RunSpec, command string) {
+	if !s.Quick {
+		return t.allSpecs(t.Datasets, false), fmt.Sprintf("reproduce %s -datasets %s", t.Name, strings.Join(t.Datasets, ","))
+	}
+	for _, spec := range t.allSpecs([]string{t.QuickDataset}, true) {
+		if spec.Layers == t.QuickLayers && slices.Contains(t.QuickConfigs, spec.Config) {
+			specs = append(specs, spec)
+		}
+	}
+	command = fmt.Sprintf("reproduce %s -quick -datasets %s -configs %s", t.Name, t.QuickDataset, strings.Join(t.QuickConfigs, ","))
+	if t.Name != "table3" && t.Name != "table8" { // their grids have one depth
+		command += fmt.Sprintf(" -layers %d", t.QuickLayers)
+	}
+	return specs, command
+}
+
+// TableRecords returns the records of a paper table (PaperTable.Specs): in quick mode it trains
+// the missing quick runs here (with a progress line) and keeps them under ResultsDir()/quick; in
+// full mode it reads `stag reproduce`'s records, and trains missing ones only when $STAGNB_LIVE
+// is set (see Records).
+func TableRecords(backend compute.Backend, s Settings, table string) ([]models.Record, error) {
+	t, err := PaperTableByName(table)
+	if err != nil {
+		return nil, err
+	}
+	specs, command := t.Specs(s)
+	return Records(backend, specs, command)
+}
+
+// paperRow is the paper's row key of a reproduce config: Table 3's "vi:rc" is "stag_vi_rc";
+// the other configs are the paper's keys already.
+func paperRow(config string) string {
+	if p, ok := strings.CutPrefix(config, "vi:"); ok {
+		return "stag_vi_" + p
+	}
+	return config
+}
+
+// metricOf returns a record's test metric in the paper's units (accuracy in %, or RMSE) and
+// the metric's name, or false when the record holds no result.
+func metricOf(r models.Record) (float64, string, bool) {
+	switch {
+	case r.Result != nil:
+		return 100 * r.Result.TestAcc, paper.MetricAccuracy, true
+	case r.Regression != nil:
+		return r.Regression.TestRMSE, paper.MetricRMSE, true
+	}
+	return 0, "", false
+}
+
+// Comparisons groups records by table, dataset, depth and config (in the records' order), averages
+// each group's test metric over its seeds (population std), and sets the paper's number for the
+// same cell beside it.
+func Comparisons(recs []models.Record) []paper.Comparison {
+	type key struct {
+		table, dataset, config string
+		layers                 int
+	}
+	var order []key
+	values := map[key][]float64{}
+	metrics := map[key]string{}
+	quick := map[key]bool{}
+	backends := map[key]string{}
+	for _, r := range recs {
+		v, metric, ok := metricOf(r)
+		if !ok {
+			continue
+		}
+		k := key{r.Spec.Table, r.Spec.Dataset, r.Spec.Config, r.Spec.Layers}
+		if _, seen := values[k]; !seen {
+			order = append(order, k)
+		}
+		values[k] = append(values[k], v)
+		metrics[k] = metric
+		quick[k] = quick[k] || r.Spec.Quick
+		backends[k] = r.Backend
+	}
+	out := make([]paper.Comparison, 0, len(order))
+	for _, k := range order {
+		mean, std := meanStd(values[k])
+		c := paper.Comparison{Metric: metrics[k], OursMean: mean, OursStd: std, Seeds: len(values[k]), Quick: quick[k], Backend: backends[k]}
+		var number int
+		if _, err := fmt.Sscanf(k.table, "table%d", &number); err == nil {
+			if e, ok := paper.Lookup(number, k.dataset, paperRow(k.config), fmt.Sprintf("layers=%d", k.layers), metrics[k]); ok {
+				c.Paper, c.HavePaper = e, true
+			}
+		}
+		if !c.HavePaper {
+			c.Dataset, c.Config = k.dataset, fmt.Sprintf("%s, %d layers", k.config, k.layers)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// PaperVsOurs renders the records' Comparisons as a Markdown table (paper.WriteMarkdown), to be
+// shown with figures.ShowMarkdown.
+func PaperVsOurs(title string, recs []models.Record) (string, error) {
+	var b strings.Builder
+	if err := paper.WriteMarkdown(&b, title, Comparisons(recs)); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// PaperOnly renders the paper's results of table number (accuracy and RMSE cells) as a Markdown
+// paper-vs-ours table whose "ours" cells are all "—": for a table this repository does not
+// reproduce yet, so that the notebook still shows what there is to reproduce.
+func PaperOnly(title string, number int) (string, error) {
+	var rows []paper.Comparison
+	for _, e := range paper.Table(number) {
+		if e.Metric == paper.MetricAccuracy || e.Metric == paper.MetricRMSE {
+			rows = append(rows, paper.Comparison{Paper: e, HavePaper: true})
+		}
+	}
+	if len(rows) == 0 {
+		return "", fmt.Errorf("experiments.PaperOnly: the paper's Table %d has no accuracy or RMSE cells", number)
+	}
+	var b strings.Builder
+	if err := paper.WriteMarkdown(&b, title, rows); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// ComparisonPlot draws ours against the paper for every compared cell of one metric (accuracy
+// in %, or RMSE), one point per cell with ± one std (over seeds) as error bars, and the
+// diagonal ours = paper dashed: points on the diagonal match the paper. Cells without a paper
+// number are left out; it is an error when none is left.
+func ComparisonPlot(title string, recs []models.Record, metric string) (*plot.Plot, error) {
+	var pts plotter.XYs
+	var yerr plotter.YErrors
+	var xerr plotter.XErrors
+	for _, c := range Comparisons(recs) {
+		if !c.HavePaper || c.Paper.Metric != metric || c.Seeds == 0 {
+			continue
+		}
+		pts = append(pts, plotter.XY{X: c.Paper.Mean, Y: c.OursMean})
+		yerr = append(yerr, struct{ Low, High float64 }{c.OursStd, c.OursStd})
+		xerr = append(xerr, struct{ Low, High float64 }{c.Paper.Std, c.Paper.Std})
+	}
+	if len(pts) == 0 {
+		return nil, fmt.Errorf("experiments.ComparisonPlot %q: no record has a paper number of metric %q", title, metric)
+	}
+	label := "test accuracy (%)"
+	if metric == paper.MetricRMSE {
+		label = "test RMSE"
+	}
+	p := figures.New(title, "paper: "+label, "ours: "+label)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, pt := range pts {
+		lo = math.Min(lo, math.Min(pt.X-xerr[i].Low, pt.Y-yerr[i].Low))
+		hi = math.Max(hi, math.Max(pt.X+xerr[i].High, pt.Y+yerr[i].High))
+	}
+	pad := math.Max(0.05*(hi-lo), 0.5)
+	if metric == paper.MetricRMSE {
+		pad = math.Max(0.05*(hi-lo), 0.02)
+	}
+	lo, hi = lo-pad, hi+pad
+	diag, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
+	if err != nil {
+		return nil, err
+	}
+	diag.Color = figures.Color(1)
+	diag.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(diag)
+	p.Legend.Add("ours = paper", diag)
+	type errPoints struct {
+		plotter.XYs
+		plotter.YErrors
+		plotter.XErrors
+	}
+	data := errPoints{pts, yerr, xerr}
+	ye, err := plotter.NewYErrorBars(data)
+	if err != nil {
+		return nil, err
+	}
+	xe, err := plotter.NewXErrorBars(data)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return nil, err
+	}
+	sc.Color = figures.Color(0)
+	sc.Shape = draw.CircleGlyph{}
+	sc.Radius = vg.Points(3)
+	ye.Color, xe.Color = figures.Color(0), figures.Color(0)
+	p.Add(ye, xe, sc)
+	p.Legend.Add("one table cell (± std)", sc)
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
+	return p, nil
+}
