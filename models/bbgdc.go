@@ -32,7 +32,8 @@ import (
 // Cora's first layer draws one mask per (edge, non-zero feature) pair (stagnb.SparseInput), never
 // a dense `[num_edges, num_features]` tensor. The edges and their normalisation are the task's
 // (the code used D̃⁻¹(A+I), masks on the self-loops too). The layers are scoped "layer_0",
-// "layer_1", …; keep TrainConfig.WeightDecayFirst at 0, the model has its own L2.
+// "layer_1", …; keep TrainConfig.WeightDecayFirst at 0, the model has its own L2. The code
+// trained on the raw binary features: give it a NewRawNodeTask (`stag reproduce table3` does).
 type BBGDC struct {
 	// Layers and Hidden: the GCN's depth and width (the last layer is NumClasses wide).
 	Layers, Hidden int

@@ -2,10 +2,12 @@ package models
 
 import (
 	"math"
+	"os"
 	"testing"
 
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/internal/stagtest"
 	"github.com/stagnb/stagnb/stagnb"
 )
@@ -243,15 +245,13 @@ func TestBBGDCMaskMean(t *testing.T) {
 	}
 }
 
-// TestBBGDCTrainCora trains BBGDC on Cora for 60 epochs with 2 Monte-Carlo samples and asks for
-// at least 60 % test accuracy (the largest class is 30 % of Cora; the run reached 68.2 % when the
-// bound was chosen, and a model whose masks or KL broke learning stays far below). It runs without
-// the code's L2 (WeightDecay 0): tuned for raw binary features, on the task's row-normalised ones
-// it slows learning far beyond a short run.
+// TestBBGDCTrainCora trains BBGDC as its reference code did, on Cora's raw binary features with
+// the code's L2, for 60 epochs with 2 Monte-Carlo samples, and asks for at least 75 % test
+// accuracy (the largest class is 30 % of Cora; a model whose masks or KL broke learning stays far
+// below).
 func TestBBGDCTrainCora(t *testing.T) {
-	task := coraTask(t)
+	task := rawCoraTask(t)
 	m := NewBBGDC()
-	m.WeightDecay = 0
 	cfg := BBGDCTrainConfig()
 	cfg.Epochs, cfg.EvalEvery, cfg.MCSamples = 60, 30, 2
 	res, err := TrainNodeClassifier(stagtest.Backend(t), task, m, cfg)
@@ -260,7 +260,27 @@ func TestBBGDCTrainCora(t *testing.T) {
 	}
 	t.Logf("BBGDC: test %.2f%% at epoch %d (val %.2f%%), NLL %.3f, loss %.3f, %.1f s",
 		100*res.TestAcc, res.BestEpoch, 100*res.ValAcc, res.TestNLL, res.FinalLoss, res.WallSeconds)
-	if res.TestAcc < 0.60 {
-		t.Errorf("test accuracy %.2f%%, want ≥ 60%%", 100*res.TestAcc)
+	if res.TestAcc < 0.75 {
+		t.Errorf("test accuracy %.2f%%, want ≥ 75%%", 100*res.TestAcc)
 	}
+}
+
+// rawCoraTask is coraTask with the raw binary features (NewRawNodeTask).
+func rawCoraTask(t *testing.T) *NodeTask {
+	t.Helper()
+	if os.Getenv(datasets.DataDirEnv) == "" {
+		t.Skipf("$%s is not set: no dataset directory to test with", datasets.DataDirEnv)
+	}
+	p, err := datasets.LoadPlanetoid(datasets.NewResolver(), "cora")
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := NewRawNodeTask(p, false, stagnb.NormBoth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !task.RawFeatures {
+		t.Fatal("NewRawNodeTask: RawFeatures is false")
+	}
+	return task
 }

@@ -21,12 +21,24 @@ type NodeTask struct {
 	Split      datasets.Split
 	NumClasses int
 	SelfLoops  bool
+	// RawFeatures reports that Features are the raw features, not row-normalised (NewRawNodeTask).
+	RawFeatures bool
 }
 
 // NewNodeTask builds the task of a Planetoid dataset with row-normalised features (as DGL does).
 // selfLoops adds Ã = A + I (the paper's formula); the paper's code ran without them, and
 // Citeseer then keeps only the self-loops of its raw graph. norm is the GCN normalisation.
 func NewNodeTask(p *datasets.Planetoid, selfLoops bool, norm stagnb.Norm) (*NodeTask, error) {
+	return newNodeTask(p, selfLoops, norm, p.RowNormalizedFeatures(), false)
+}
+
+// NewRawNodeTask is NewNodeTask with the raw (binary bag-of-words) features, not row-normalised:
+// what BBGDC's reference code trained on.
+func NewRawNodeTask(p *datasets.Planetoid, selfLoops bool, norm stagnb.Norm) (*NodeTask, error) {
+	return newNodeTask(p, selfLoops, norm, p.Features, true)
+}
+
+func newNodeTask(p *datasets.Planetoid, selfLoops bool, norm stagnb.Norm, x datasets.CSR, raw bool) (*NodeTask, error) {
 	src, dst := p.DirectedEdges(selfLoops)
 	if !selfLoops { // DGL keeps the raw graph's own self-loops (Citeseer has 124).
 		src, dst = append(src, p.SelfLoops...), append(dst, p.SelfLoops...)
@@ -35,13 +47,12 @@ func NewNodeTask(p *datasets.Planetoid, selfLoops bool, norm stagnb.Norm) (*Node
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Name, err)
 	}
-	x := p.RowNormalizedFeatures()
 	feats, err := stagnb.NewSparseInput(el, x.NumCols, x.RowPtr, x.ColIdx, x.Values, norm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Name, err)
 	}
 	return &NodeTask{Name: p.Name, Edges: el, Features: feats, Labels: p.Labels, Split: p.Split,
-		NumClasses: p.NumClasses, SelfLoops: selfLoops}, nil
+		NumClasses: p.NumClasses, SelfLoops: selfLoops, RawFeatures: raw}, nil
 }
 
 // GCN is a stack of STAG GCN layers for node classification: Layers layers of width Hidden

@@ -74,6 +74,8 @@ type ModelConfig struct {
 	Dropout           float64 `json:"dropout,omitempty"`
 	SelfLoops         bool    `json:"self_loops"`
 	Norm              string  `json:"norm"`
+	// Features says how the node features were given: "row-normalised" (DGL's default) or "raw".
+	Features string `json:"features,omitempty"`
 }
 
 // Table2Configs are the rows of the paper's Table 2, as keys.
@@ -192,6 +194,10 @@ func ProtocolFor(spec RunSpec) TrainConfig {
 	cfg.Seed = spec.Seed
 	return cfg
 }
+
+// RawFeatures reports whether a spec trains on the raw binary features (NewRawNodeTask) instead
+// of the row-normalised ones: BBGDC (Table 3), as its reference code did.
+func RawFeatures(spec RunSpec) bool { return spec.Table == "table3" && spec.Config == "bbgdc" }
 
 // ModelFor is the network of a spec: GCNFor for Tables 2 and Figure 5; for Table 3 the
 // variational GCN of a "vi:<posterior>" row (NewVIGCN with the original code's objective and the
@@ -425,16 +431,22 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 				FirstPlacement: m.Placement.String(), OtherPlacement: m.Placement.String(), Activation: m.Activation, Norm: stagnb.NormBoth.String()}
 			summary = fmt.Sprintf("test RMSE %.4f at epoch %d (mean predictor %.4f; %.0f s)", res.TestRMSE, res.BestEpoch, res.MeanBaselineRMSE, res.WallSeconds)
 		} else {
-			task := tasks[spec.Dataset]
+			raw := RawFeatures(spec)
+			key := fmt.Sprintf("%s raw=%t", spec.Dataset, raw)
+			task := tasks[key]
 			if task == nil {
 				p, err := datasets.LoadPlanetoid(resolver, spec.Dataset)
 				if err != nil {
 					return trained, skipped, err
 				}
-				if task, err = NewNodeTask(p, false, stagnb.NormBoth); err != nil {
+				newTask := NewNodeTask
+				if raw {
+					newTask = NewRawNodeTask
+				}
+				if task, err = newTask(p, false, stagnb.NormBoth); err != nil {
 					return trained, skipped, err
 				}
-				tasks[spec.Dataset] = task
+				tasks[key] = task
 			}
 			m, err := ModelFor(spec)
 			if err != nil {
@@ -490,7 +502,10 @@ func MoleculeTrainConfig() TrainConfig {
 // describeModel is the ModelConfig of a model: every field of a GCN, the kind and description
 // (its String method) of the others.
 func describeModel(m NodeClassifier, task *NodeTask) ModelConfig {
-	mc := ModelConfig{SelfLoops: task.SelfLoops, Norm: task.Features.Norm().String()}
+	mc := ModelConfig{SelfLoops: task.SelfLoops, Norm: task.Features.Norm().String(), Features: "row-normalised"}
+	if task.RawFeatures {
+		mc.Features = "raw"
+	}
 	switch m := m.(type) {
 	case *GCN:
 		mc.Kind, mc.Layers, mc.Hidden, mc.Noise, mc.Dropout = "gcn", m.Layers, m.Hidden, m.Noise.String(), m.Dropout
