@@ -3,6 +3,7 @@ package stagnb_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -340,5 +341,36 @@ func TestSameSeedSameNumbers(t *testing.T) {
 	}
 	if same {
 		t.Errorf("seeds 42 and 43 gave the same numbers %v", a)
+	}
+}
+
+// TestStandardNormalDistribution checks both halves of StandardNormal's Box–Muller draws (the
+// cos half, whose sign is computed, and the sin half) against Φ with a Kolmogorov–Smirnov test at
+// level 0.001 (critical distance 1.95/√n), and that the two values of a pair are uncorrelated
+// (|r| < 5/√n, five standard errors).
+func TestStandardNormalDistribution(t *testing.T) {
+	const n = 200_000
+	z := runGraph(t, 11, func(scope *model.Scope, g *Graph) []*Node {
+		return []*Node{stagnb.StandardNormal(scope, g, shapes.Make(dtypes.Float32, n))}
+	})[0]
+	half := n / 2
+	for i, part := range [][]float64{z[:half], z[half:]} {
+		s := slices.Clone(part)
+		slices.Sort(s)
+		d := 0.0
+		for k, v := range s {
+			phi := 0.5 * math.Erfc(-v/math.Sqrt2)
+			d = max(d, math.Abs(phi-float64(k)/float64(half)), math.Abs(phi-float64(k+1)/float64(half)))
+		}
+		if crit := 1.95 / math.Sqrt(float64(half)); d > crit {
+			t.Errorf("half %d (%s): Kolmogorov–Smirnov distance %.5f > %.5f", i, []string{"cos", "sin"}[i], d, crit)
+		}
+	}
+	var sxy float64
+	for k := range half {
+		sxy += z[k] * z[half+k]
+	}
+	if r, bound := sxy/float64(half), 5/math.Sqrt(float64(half)); math.Abs(r) > bound {
+		t.Errorf("pair correlation %.5f, want |r| < %.5f", r, bound)
 	}
 }
