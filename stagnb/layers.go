@@ -234,8 +234,17 @@ func (c *GCNConfig) Done() *Node {
 	if c.sparse != nil {
 		keep = c.sparse.DropoutKeep(c.scope, g, c.dropout)
 	}
+	fixed, fixedW := fixedWeight(c.scope, g, c.noise)
 	var h *Node
 	switch {
+	case c.sparse != nil && c.placement.transformFirst(in, c.out) && keep == nil && fixed:
+		// Â(X·W) = (ÂX)·W: with nothing random, ÂX is a constant summed on the host once, and
+		// the layer needs no Gather or Scatter of transformed messages.
+		h = c.sparse.fixedMatMul(0, fixedW, w)
+	case c.sparse != nil && c.placement.transformFirst(in, c.out) && featureFree(c.noise):
+		// Noise shared by the features commutes with W: Â_z(X·W) = (Â_z X)·W, the same numbers
+		// from the same draws, scattered from the (edge, non-zero feature) pairs.
+		h = c.sparse.aggregateMatMul(c.scope, c.edges, c.noise, keep, w)
 	case c.placement.transformFirst(in, c.out):
 		var xw *Node
 		switch {
@@ -259,6 +268,13 @@ func (c *GCNConfig) Done() *Node {
 		h = c.activation(h)
 	}
 	return h
+}
+
+// featureFree reports whether noise draws one weight for all feature channels (Features ==
+// SharedFeatures) from a fixed distribution, so that where it multiplies the messages — before or
+// after the layer's weights — does not matter.
+func featureFree(noise *Noise) bool {
+	return noise != nil && noise.Dist.Kind != DistGiven && noise.Structure.Features == SharedFeatures
 }
 
 // SAGEConfig configures a GraphSAGE layer; create it with NewSAGE and build it with Done.

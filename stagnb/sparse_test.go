@@ -133,3 +133,43 @@ func TestSparseGCNGradient(t *testing.T) {
 		})
 	}
 }
+
+// TestSparseTransformFirstShortcuts checks the sparse GCN layer's transform-first shortcuts
+// against the dense layer under the same seed: without anything random it multiplies the
+// host-summed ÂX by W, and with noise shared by the features it scatters the noisy pairs first;
+// outputs and weight gradients must equal the dense layer's, which transforms first and gathers
+// the messages.
+func TestSparseTransformFirstShortcuts(t *testing.T) {
+	el := fourNodes().WithSelfLoops()
+	bern, _ := stagnb.Bernoulli(0.5, false)
+	normal, _ := stagnb.Normal(1, 0.5)
+	for _, tc := range []struct {
+		name  string
+		noise *stagnb.Noise
+	}{
+		{"none", nil},
+		{"dropedge", stagnb.NewNoise(bern, stagnb.StructureDropEdge)},
+		{"normal per edge", stagnb.NewNoise(normal, stagnb.Structure{Features: stagnb.SharedFeatures})},
+		{"node_sampling", stagnb.NewNoise(bern, stagnb.StructureNodeSampling)},
+		{"stag off at eval", &stagnb.Noise{Dist: normal, Structure: stagnb.StructureSTAG, OffAtEval: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(sparse bool) [][]float64 {
+				return runGraph(t, 9, func(scope *model.Scope, g *Graph) []*Node {
+					edges := el.Const(g)
+					var y *Node
+					if sparse {
+						y = stagnb.NewGCNFromSparse(scope, sparseFour(t, el, stagnb.NormBoth), edges, 3).Placement(stagnb.TransformFirst).Noise(tc.noise).Done()
+					} else {
+						y = stagnb.NewGCN(scope, Const(g, fourX), edges, 3).Placement(stagnb.TransformFirst).Noise(tc.noise).Done()
+					}
+					w := scope.At("gcn").GetVariable("weights").NodeValue(g)
+					return []*Node{y, Gradient(ReduceAllSum(Square(Tanh(y))), w)[0]}
+				})
+			}
+			s, d := run(true), run(false)
+			checkNear(t, "output", s[0], d[0], 1e-5)
+			checkNear(t, "gradient", s[1], d[1], 1e-5)
+		})
+	}
+}
