@@ -107,6 +107,9 @@ func TestComparisons(t *testing.T) {
 	if _, err := figures.SVG(p); err != nil {
 		t.Fatal(err)
 	}
+	if ps, err := ComparisonPlots("t", recs); err != nil || len(ps) != 2 {
+		t.Errorf("ComparisonPlots: %d plots, %v; want 2 (accuracy and RMSE)", len(ps), err)
+	}
 	if _, err := ComparisonPlot("t", recs[:1], paper.MetricRMSE); err == nil {
 		t.Error("ComparisonPlot without any RMSE cell: no error")
 	}
