@@ -69,14 +69,17 @@ type BenchResult struct {
 	Noise                string `json:"noise"`
 	Backend              string `json:"backend"`
 	Device               string `json:"device"`
-	GoMaxProcs           int    `json:"gomaxprocs"`
-	Dataset              string `json:"dataset"`
-	Nodes                int    `json:"nodes"`
-	Edges                int    `json:"edges"`
-	SelfLoops            bool   `json:"self_loops"`
-	Layers               int    `json:"layers"`
-	Hidden               int    `json:"hidden"`
-	Model                string `json:"model,omitempty"`
+	// CPU is the host CPU and its widest SIMD extension (stagnb.CPUDescription), which sets the
+	// pure-Go backend's matmul speed: compare CPU timings only between equal CPUs.
+	CPU        string `json:"cpu,omitempty"`
+	GoMaxProcs int    `json:"gomaxprocs"`
+	Dataset    string `json:"dataset"`
+	Nodes      int    `json:"nodes"`
+	Edges      int    `json:"edges"`
+	SelfLoops  bool   `json:"self_loops"`
+	Layers     int    `json:"layers"`
+	Hidden     int    `json:"hidden"`
+	Model      string `json:"model,omitempty"`
 	// Params is the number of trainable parameters.
 	Params      int     `json:"params"`
 	MCSamples   int     `json:"mc_samples,omitempty"`
@@ -132,7 +135,7 @@ func Bench(backend compute.Backend, task *NodeTask, method BenchMethod, layers, 
 	}
 	res := BenchResult{
 		Method: method.Name, Placement: method.FirstPlacement.String(), PlacementOtherLayers: method.OtherPlacement.String(),
-		Noise: noise.String(), Backend: stagnb.BackendName(backend), Device: stagnb.DeviceName(backend),
+		Noise: noise.String(), Backend: stagnb.BackendName(backend), Device: stagnb.DeviceName(backend), CPU: stagnb.CPUDescription(),
 		GoMaxProcs: runtime.GOMAXPROCS(0), Dataset: task.Name, Nodes: task.Edges.NumNodes, Edges: task.Edges.NumEdges(),
 		SelfLoops: task.SelfLoops, Layers: layers, Hidden: hidden, MCSamples: method.MCSamples, Steps: steps, Seed: seed,
 		Model: method.Model,

@@ -229,3 +229,47 @@ func isFile(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
 }
+
+// CPUDescription describes the host CPU for benchmark records: its model name and the widest
+// SIMD extension that the pure-Go backend's matmul kernels use (AVX-512 or AVX2, which set its
+// speed), for example "AMD EPYC, AVX2". It reads /proc/cpuinfo and returns "" where that file is
+// missing.
+func CPUDescription() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	return cpuDescription(string(b))
+}
+
+// cpuDescription is CPUDescription for the text of /proc/cpuinfo (its first processor).
+func cpuDescription(cpuinfo string) string {
+	var name string
+	var flags []string
+	for line := range strings.SplitSeq(cpuinfo, "\n") {
+		key, value, ok := strings.Cut(line, ":")
+		if !ok {
+			if strings.TrimSpace(line) == "" && name != "" {
+				break // end of the first processor
+			}
+			continue
+		}
+		switch strings.TrimSpace(key) {
+		case "model name":
+			name = strings.TrimSpace(value)
+		case "flags":
+			flags = strings.Fields(value)
+		}
+	}
+	simd := "no AVX2"
+	switch {
+	case slices.Contains(flags, "avx512f"):
+		simd = "AVX-512"
+	case slices.Contains(flags, "avx2"):
+		simd = "AVX2"
+	}
+	if name == "" {
+		name = "unknown CPU"
+	}
+	return name + ", " + simd
+}

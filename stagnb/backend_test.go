@@ -109,3 +109,15 @@ func TestFindCUDAPlugin(t *testing.T) {
 		}
 	})
 }
+
+func TestCPUDescription(t *testing.T) {
+	for _, tc := range []struct{ cpuinfo, want string }{
+		{"processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse2 avx avx2 fma\n\nprocessor\t: 1\nmodel name\t: other\n", "AMD EPYC, AVX2"},
+		{"model name\t: Intel(R) Xeon(R)\nflags\t\t: avx2 avx512f avx512bw\n", "Intel(R) Xeon(R), AVX-512"},
+		{"flags\t\t: sse2\n", "unknown CPU, no AVX2"},
+	} {
+		if got := cpuDescription(tc.cpuinfo); got != tc.want {
+			t.Errorf("cpuDescription(%q) = %q, want %q", tc.cpuinfo, got, tc.want)
+		}
+	}
+}
