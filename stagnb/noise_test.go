@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/stagnb/stagnb/internal/stagtest"
 	"github.com/stagnb/stagnb/stagnb"
 )
 
@@ -372,5 +373,29 @@ func TestStandardNormalDistribution(t *testing.T) {
 	}
 	if r, bound := sxy/float64(half), 5/math.Sqrt(float64(half)); math.Abs(r) > bound {
 		t.Errorf("pair correlation %.5f, want |r| < %.5f", r, bound)
+	}
+}
+
+// BenchmarkSample times one draw of each distribution at the shape of Cora's per-edge × feature
+// noise of a 128-wide layer ([13264, 128]: edges with self-loops × channels).
+func BenchmarkSample(b *testing.B) {
+	normal, _ := stagnb.Normal(1, 0.8)
+	uniform, _ := stagnb.Uniform(0.6, 1.4)
+	bern, _ := stagnb.Bernoulli(0.2, false)
+	for _, d := range []stagnb.Distribution{normal, uniform, bern} {
+		b.Run(d.String(), func(b *testing.B) {
+			store := model.NewStore()
+			if err := store.SetRNGStateFromSeed(1); err != nil {
+				b.Fatal(err)
+			}
+			exec := model.MustNewExec(stagtest.Backend(b), store, func(scope *model.Scope, g *Graph) *Node {
+				return ReduceAllSum(d.Sample(scope, g, shapes.Make(dtypes.Float32, 13264, 128)))
+			})
+			exec.MustCall1()
+			b.ResetTimer()
+			for range b.N {
+				exec.MustCall1()
+			}
+		})
 	}
 }
