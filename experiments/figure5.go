@@ -18,7 +18,7 @@ var Figure5Datasets = []string{"cora", "citeseer"}
 var figure5Labels = map[string]string{"dropout(0.5)": "Dropout 0.5", "normal(1,1)": "STAG N(1, 1)"}
 
 // Figure5Records returns the records of Figure 5 (models.Figure5Specs): with the quick settings it
-// trains the missing quick runs (2, 4 and 8 layers, one seed, 150 epochs) and stores them under
+// trains the missing quick runs (2, 4 and 8 layers, one seed, models.QuickTrainConfig's epochs) and stores them under
 // ResultsDir()/quick; in full mode it reads `stag reproduce figure5`'s records, and trains the
 // missing ones only when $STAGNB_LIVE is set.
 func Figure5Records(backend compute.Backend, s Settings) ([]models.Record, error) {
@@ -140,7 +140,7 @@ func Figure5Table(recs []models.Record) figures.Table {
 	}
 	t.Footnotes = append(t.Footnotes, "The paper's Figure 5 is an image missing from its LaTeX source; only the caption's claim can be compared.")
 	if quick {
-		t.Footnotes = append(t.Footnotes, "Ours: "+QuickNote+" (150 epochs, one seed).")
+		t.Footnotes = append(t.Footnotes, fmt.Sprintf("Ours: %s (%d epochs, one seed).", QuickNote, models.QuickTrainConfig().Epochs))
 	}
 	return t
 }

@@ -140,21 +140,3 @@ func TestTable9(t *testing.T) {
 		}
 	}
 }
-
-// TestPaperOnly checks that Table 4 (VI on molecules) lists the paper's 10 RMSE cells with no
-// result of ours.
-func TestPaperOnly(t *testing.T) {
-	md, err := PaperOnly("Table 4", 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(md, "| ESOL |") + strings.Count(md, "| FreeSolv |"); n != 10 {
-		t.Errorf("%d rows, want 10:\n%s", n, md)
-	}
-	if strings.Contains(md, "| 1 |") {
-		t.Errorf("a row claims a seed of ours:\n%s", md)
-	}
-	if _, err := PaperOnly("Table 1", 1); err == nil {
-		t.Error("PaperOnly(1): no error (Table 1 has no encoded cells)")
-	}
-}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -162,7 +163,7 @@ type Provenance struct {
 // ProtocolFor is the training protocol of a spec, with the spec's seed. Table 2: the code's
 // protocol (DefaultTrainConfig). Figure 5: Adam lr 1e-2, L2 5e-4 on the first layer, 400 epochs
 // and the test accuracy of the last evaluation (the paper; the code read its epoch-300
-// evaluation). Table 3: VIProtocol (QuickVIProtocol when quick) and BBGDCTrainConfig; Table 8:
+// evaluation). Tables 3 and 4: VIProtocol (QuickVIProtocol when quick), BBGDCTrainConfig for BBGDC; Table 8:
 // BBBTrainConfig. Other quick specs keep their learning rates and shrink epochs and Monte-Carlo
 // samples to QuickTrainConfig's.
 func ProtocolFor(spec RunSpec) TrainConfig {
@@ -170,7 +171,7 @@ func ProtocolFor(spec RunSpec) TrainConfig {
 	switch {
 	case spec.Table == "table3" && spec.Config == "bbgdc":
 		cfg = BBGDCTrainConfig()
-	case spec.Table == "table3":
+	case spec.Table == "table3" || spec.Table == "table4":
 		cfg = VIProtocol()
 		if spec.Quick {
 			cfg = QuickVIProtocol()
@@ -277,6 +278,27 @@ func GCNFor(spec RunSpec) (*GCN, error) {
 	return m, nil
 }
 
+// Table4Configs are the STAG-VI rows of the paper's Table 4 (molecules), one per posterior.
+var Table4Configs = []string{"vi:r", "vi:rc", "vi:re", "vi:rec"}
+
+// Table4Specs lists Table 4 for the given molecule datasets (esol, freesolv): the four STAG-VI
+// posteriors, two-layer GCNs, seeds 1…5 (the mol see.py averaged repeats 1…5); seed 1 when quick.
+func Table4Specs(datasetNames []string, quick bool) []RunSpec {
+	seeds := 5
+	if quick {
+		seeds = 1
+	}
+	var specs []RunSpec
+	for _, d := range datasetNames {
+		for _, c := range Table4Configs {
+			for s := 1; s <= seeds; s++ {
+				specs = append(specs, RunSpec{Table: "table4", Dataset: d, Config: c, Layers: 2, Seed: int64(s), Quick: quick})
+			}
+		}
+	}
+	return specs
+}
+
 // Table3Configs are the STAG-VI rows of the paper's Table 3, one per posterior, and BBGDC.
 var Table3Configs = []string{"vi:r", "vi:rc", "vi:re", "vi:rec", "bbgdc"}
 
@@ -370,124 +392,265 @@ type ReproduceOptions struct {
 	// Progress, if set, receives a progress bar per run (see the progress package: in place on a
 	// terminal, a line per tenth in logs, an updating line in a notebook).
 	Progress io.Writer
+	// Jobs is the number of runs trained at the same time (≤ 1: one after the other). The pure-Go
+	// backend runs most operations on one core, so on a CPU two or more jobs finish a grid sooner;
+	// with several jobs the bars are written a line per tenth (progress.Lines).
+	Jobs int
 }
 
 // Reproduce runs the specs that have no record under outDir yet, writing each record atomically
-// as soon as its run ends, so that an interrupted run loses at most the run in progress and a
-// second call does no training. It returns the number of runs trained and skipped.
+// as soon as its run ends, so that an interrupted run loses at most the runs in progress and a
+// second call does no training. It returns the number of runs trained and skipped. After a run
+// fails, no new run starts; the runs in progress finish and are recorded.
 func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []RunSpec, outDir string, prov Provenance,
 	opts ReproduceOptions) (trained, skipped int, err error) {
-	protocol, logf := opts.Protocol, opts.Logf
-	if protocol == nil {
-		protocol = ProtocolFor
+	type job struct {
+		i    int
+		spec RunSpec
 	}
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	tasks := map[string]*NodeTask{}
-	graphTasks := map[string]*GraphTask{}
+	var pending []job
 	for i, spec := range specs {
-		path := filepath.Join(outDir, spec.Path())
-		if ok, err := validRecord(path); err != nil {
-			return trained, skipped, err
-		} else if ok {
+		ok, err := validRecord(filepath.Join(outDir, spec.Path()))
+		if err != nil {
+			return 0, skipped, err
+		}
+		if ok {
 			skipped++
-			continue
-		}
-		cfg := protocol(spec)
-		title := fmt.Sprintf("[%d/%d] %s %s %s %s seed %d", i+1, len(specs), spec.Table, spec.Dataset, spec.Column(), spec.Config, spec.Seed)
-		var bar *progress.Bar
-		if opts.Progress != nil {
-			bar = progress.New(opts.Progress, title, cfg.Epochs)
-			cfg.Progress = func(p Progress) { bar.Update(p.Epoch, p.Status()) }
 		} else {
-			logf("%s…", title)
+			pending = append(pending, job{i, spec})
 		}
-		rec := Record{Spec: spec, Protocol: cfg, Command: prov.Command, Commit: prov.Commit,
-			Backend: stagnb.BackendName(backend), Device: stagnb.DeviceName(backend), GoMaxProc: runtime.GOMAXPROCS(0)}
-		var summary string
-		if IsMoleculeDataset(spec.Dataset) {
-			task := graphTasks[spec.Dataset]
-			if task == nil {
-				ds, err := datasets.LoadMolecules(resolver, spec.Dataset, datasets.MoleculeOptions{})
-				if err != nil {
-					return trained, skipped, err
-				}
-				if task, err = NewGraphTask(ds); err != nil {
-					return trained, skipped, err
-				}
-				graphTasks[spec.Dataset] = task
-			}
-			m, err := GraphModelFor(spec)
-			if err != nil {
-				return trained, skipped, err
-			}
-			res, err := TrainGraphRegressor(backend, task, m, cfg)
-			if err != nil {
-				return trained, skipped, fmt.Errorf("%s: %w", spec.Path(), err)
-			}
-			rec.Regression = res
-			rec.Model = ModelConfig{Kind: "gcn_graph_regressor", Layers: m.Layers, Hidden: m.Hidden, Noise: m.Noise.String(),
-				FirstPlacement: m.Placement.String(), OtherPlacement: m.Placement.String(), Activation: m.Activation, Norm: stagnb.NormBoth.String()}
-			summary = fmt.Sprintf("test RMSE %.4f at epoch %d (mean predictor %.4f; %.0f s)", res.TestRMSE, res.BestEpoch, res.MeanBaselineRMSE, res.WallSeconds)
-		} else {
-			raw := RawFeatures(spec)
-			key := fmt.Sprintf("%s raw=%t", spec.Dataset, raw)
-			task := tasks[key]
-			if task == nil {
-				p, err := datasets.LoadPlanetoid(resolver, spec.Dataset)
-				if err != nil {
-					return trained, skipped, err
-				}
-				newTask := NewNodeTask
-				if raw {
-					newTask = NewRawNodeTask
-				}
-				if task, err = newTask(p, false, stagnb.NormBoth); err != nil {
-					return trained, skipped, err
-				}
-				tasks[key] = task
-			}
-			m, err := ModelFor(spec)
-			if err != nil {
-				return trained, skipped, err
-			}
-			res, err := TrainNodeClassifier(backend, task, m, cfg)
-			if err != nil {
-				return trained, skipped, fmt.Errorf("%s: %w", spec.Path(), err)
-			}
-			rec.Result, rec.Model = res, describeModel(m, task)
-			summary = fmt.Sprintf("test %.2f%% at epoch %d (%.0f s)", 100*res.TestAcc, res.BestEpoch, res.WallSeconds)
-		}
-		if bar != nil {
-			bar.Done(summary)
-		} else {
-			logf("    %s", summary)
-		}
-		rec.Time = time.Now().UTC().Format(time.RFC3339)
-		if spec.Quick {
-			rec.Note = "quick CPU settings — not comparable to the paper"
-		}
-		if err := writeRecord(path, rec); err != nil {
-			return trained, skipped, err
-		}
-		trained++
 	}
-	return trained, skipped, nil
+	r := &reproducer{backend: backend, resolver: resolver, prov: prov, opts: opts, total: len(specs),
+		tasks: map[string]*NodeTask{}, graphTasks: map[string]*GraphTask{}}
+	if r.opts.Protocol == nil {
+		r.opts.Protocol = ProtocolFor
+	}
+	if r.opts.Logf == nil {
+		r.opts.Logf = func(string, ...any) {}
+	}
+	jobs := min(max(opts.Jobs, 1), max(len(pending), 1))
+	if jobs > 1 && r.opts.Progress != nil {
+		r.opts.Progress = &lockedWriter{w: r.opts.Progress}
+		r.lines = true
+	}
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	queue := make(chan job)
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range queue {
+				mu.Lock()
+				failed := first != nil
+				mu.Unlock()
+				if failed {
+					continue // drain the queue without training
+				}
+				rec, err := r.run(j.i, j.spec)
+				if err == nil {
+					err = writeRecord(filepath.Join(outDir, j.spec.Path()), rec)
+				}
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				} else if err == nil {
+					trained++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, j := range pending {
+		mu.Lock()
+		failed := first != nil
+		mu.Unlock()
+		if failed {
+			break
+		}
+		queue <- j
+	}
+	close(queue)
+	wg.Wait()
+	return trained, skipped, first
+}
+
+// reproducer trains the runs of one Reproduce call, sharing the loaded datasets between them.
+type reproducer struct {
+	backend    compute.Backend
+	resolver   *datasets.Resolver
+	prov       Provenance
+	opts       ReproduceOptions
+	total      int
+	lines      bool // draw the bars a line per tenth (several runs at once)
+	mu         sync.Mutex
+	tasks      map[string]*NodeTask
+	graphTasks map[string]*GraphTask
+}
+
+// nodeTask returns the node-classification task of a spec, loading it at first use.
+func (r *reproducer) nodeTask(spec RunSpec) (*NodeTask, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	raw := RawFeatures(spec)
+	key := fmt.Sprintf("%s raw=%t", spec.Dataset, raw)
+	if task := r.tasks[key]; task != nil {
+		return task, nil
+	}
+	p, err := datasets.LoadPlanetoid(r.resolver, spec.Dataset)
+	if err != nil {
+		return nil, err
+	}
+	newTask := NewNodeTask
+	if raw {
+		newTask = NewRawNodeTask
+	}
+	task, err := newTask(p, false, stagnb.NormBoth)
+	if err != nil {
+		return nil, err
+	}
+	r.tasks[key] = task
+	return task, nil
+}
+
+// graphTask returns the graph-regression task of a spec, loading it at first use.
+func (r *reproducer) graphTask(spec RunSpec) (*GraphTask, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if task := r.graphTasks[spec.Dataset]; task != nil {
+		return task, nil
+	}
+	ds, err := datasets.LoadMolecules(r.resolver, spec.Dataset, datasets.MoleculeOptions{})
+	if err != nil {
+		return nil, err
+	}
+	task, err := NewGraphTask(ds)
+	if err != nil {
+		return nil, err
+	}
+	r.graphTasks[spec.Dataset] = task
+	return task, nil
+}
+
+// run trains spec (number i of the grid) and returns its record.
+func (r *reproducer) run(i int, spec RunSpec) (Record, error) {
+	cfg := r.opts.Protocol(spec)
+	title := fmt.Sprintf("[%d/%d] %s %s %s %s seed %d", i+1, r.total, spec.Table, spec.Dataset, spec.Column(), spec.Config, spec.Seed)
+	var bar *progress.Bar
+	if r.opts.Progress != nil {
+		if r.lines {
+			bar = progress.NewWithMode(r.opts.Progress, progress.Lines, title, cfg.Epochs)
+		} else {
+			bar = progress.New(r.opts.Progress, title, cfg.Epochs)
+		}
+		cfg.Progress = func(p Progress) { bar.Update(p.Epoch, p.Status()) }
+	} else {
+		r.opts.Logf("%s…", title)
+	}
+	rec := Record{Spec: spec, Protocol: cfg, Command: r.prov.Command, Commit: r.prov.Commit,
+		Backend: stagnb.BackendName(r.backend), Device: stagnb.DeviceName(r.backend), GoMaxProc: runtime.GOMAXPROCS(0)}
+	var summary string
+	if IsMoleculeDataset(spec.Dataset) {
+		task, err := r.graphTask(spec)
+		if err != nil {
+			return rec, err
+		}
+		m, err := GraphModelFor(spec)
+		if err != nil {
+			return rec, err
+		}
+		res, err := TrainGraphRegressor(r.backend, task, m, cfg)
+		if err != nil {
+			return rec, fmt.Errorf("%s: %w", spec.Path(), err)
+		}
+		rec.Regression, rec.Model = res, describeGraphModel(m)
+		summary = fmt.Sprintf("test RMSE %.4f at epoch %d (mean predictor %.4f; %.0f s)", res.TestRMSE, res.BestEpoch, res.MeanBaselineRMSE, res.WallSeconds)
+	} else {
+		task, err := r.nodeTask(spec)
+		if err != nil {
+			return rec, err
+		}
+		m, err := ModelFor(spec)
+		if err != nil {
+			return rec, err
+		}
+		res, err := TrainNodeClassifier(r.backend, task, m, cfg)
+		if err != nil {
+			return rec, fmt.Errorf("%s: %w", spec.Path(), err)
+		}
+		rec.Result, rec.Model = res, describeModel(m, task)
+		summary = fmt.Sprintf("test %.2f%% at epoch %d (%.0f s)", 100*res.TestAcc, res.BestEpoch, res.WallSeconds)
+	}
+	if bar != nil {
+		bar.Done(summary)
+	} else {
+		r.opts.Logf("    %s", summary)
+	}
+	rec.Time = time.Now().UTC().Format(time.RFC3339)
+	if spec.Quick {
+		rec.Note = "quick CPU settings — not comparable to the paper"
+	}
+	return rec, nil
+}
+
+// lockedWriter serialises the writes of several progress bars.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // IsMoleculeDataset reports whether name is one of the paper's graph-regression datasets.
 func IsMoleculeDataset(name string) bool { return name == "esol" || name == "freesolv" }
 
-// GraphModelFor is the molecule model of a Table 2 spec: GraphRegressor with 128 hidden units,
+// GraphModelFor is the molecule model of a spec. Table 2: GraphRegressor with 128 hidden units,
 // the row's noise (NoiseForConfig), DGL's order (74 → 128 and 128 → 128 aggregate first) and ELU
-// (the launcher's default activation, as for the citation columns).
-func GraphModelFor(spec RunSpec) (*GraphRegressor, error) {
+// (the launcher's default activation, as for the citation columns). Table 4: NewVIGraphRegressor
+// with the "vi:<posterior>" row's posterior and the dataset's Table 9 hyperparameters.
+func GraphModelFor(spec RunSpec) (GraphPredictor, error) {
+	if spec.Table == "table4" {
+		name, ok := strings.CutPrefix(spec.Config, "vi:")
+		if !ok {
+			return nil, fmt.Errorf("table4: config %q: want vi:<posterior>", spec.Config)
+		}
+		p, err := ParsePosterior(name)
+		if err != nil {
+			return nil, fmt.Errorf("table4: config %q: %w", spec.Config, err)
+		}
+		h, err := VIHyperparameters(spec.Dataset, p)
+		if err != nil {
+			return nil, err
+		}
+		m := NewVIGraphRegressor(p, h)
+		m.Layers = spec.Layers
+		return m, nil
+	}
 	noise, err := NoiseForConfig(spec.Config)
 	if err != nil {
 		return nil, err
 	}
 	return &GraphRegressor{Layers: spec.Layers, Hidden: 128, Noise: noise, Placement: stagnb.DGLOrder, Activation: "elu"}, nil
+}
+
+// describeGraphModel is the record's description of a molecule model.
+func describeGraphModel(m GraphPredictor) ModelConfig {
+	switch m := m.(type) {
+	case *GraphRegressor:
+		return ModelConfig{Kind: "gcn_graph_regressor", Layers: m.Layers, Hidden: m.Hidden, Noise: m.Noise.String(),
+			FirstPlacement: m.Placement.String(), OtherPlacement: m.Placement.String(), Activation: m.Activation, Norm: stagnb.NormBoth.String()}
+	case *VIGraphRegressor:
+		return ModelConfig{Kind: "stag_vi_graph_regressor", Description: m.String(), Layers: m.Layers, Hidden: m.Hidden,
+			FirstPlacement: stagnb.AggregateFirst.String(), OtherPlacement: stagnb.AggregateFirst.String(), Activation: m.Activation, Norm: stagnb.NormBoth.String()}
+	}
+	return ModelConfig{Kind: fmt.Sprintf("%T", m), Description: fmt.Sprint(m)}
 }
 
 // MoleculeTrainConfig is the protocol of Table 2's molecule columns: Adam with learning rate 1e-3

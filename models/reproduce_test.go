@@ -1,6 +1,8 @@
 package models
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,8 +37,9 @@ func TestNoiseForConfig(t *testing.T) {
 	}
 }
 
-// TestReproduceResumes runs four tiny specs (citation and molecule), checks their records, runs again (nothing is
-// trained), and checks that a corrupt record stops the run with an error naming it.
+// TestReproduceResumes runs five tiny specs (citation, molecule, and STAG-VI on molecules) two at
+// a time, checks their records and progress lines, runs again (nothing is trained), checks that a
+// corrupt record stops the run with an error naming it, and that after a failed run no other starts.
 func TestReproduceResumes(t *testing.T) {
 	coraTask(t) // skips without data
 	dir := t.TempDir()
@@ -45,6 +48,7 @@ func TestReproduceResumes(t *testing.T) {
 		{Table: "table2", Dataset: "cora", Config: "de(0.4)", Layers: 2, Seed: 1, Quick: true},
 		{Table: "figure5", Dataset: "cora", Config: "dropout(0.5)", Layers: 3, Seed: 1, Quick: true},
 		{Table: "table2", Dataset: "esol", Config: "normal(1,0.2)", Layers: 2, Seed: 1, Quick: true},
+		{Table: "table4", Dataset: "esol", Config: "vi:re", Layers: 2, Seed: 1, Quick: true},
 	}
 	tiny := func(s RunSpec) TrainConfig {
 		c := ProtocolFor(s)
@@ -53,28 +57,37 @@ func TestReproduceResumes(t *testing.T) {
 	}
 	prov := Provenance{Command: "test", Commit: "abc"}
 	backend := stagtest.Backend(t)
-	trained, skipped, err := Reproduce(backend, datasets.NewResolver(), specs, dir, prov, ReproduceOptions{Protocol: tiny, Logf: t.Logf})
-	if err != nil || trained != 4 || skipped != 0 {
+	var bars bytes.Buffer
+	trained, skipped, err := Reproduce(backend, datasets.NewResolver(), specs, dir, prov, ReproduceOptions{Protocol: tiny, Progress: &bars, Jobs: 2})
+	if err != nil || trained != 5 || skipped != 0 {
 		t.Fatalf("first run: trained %d skipped %d, %v", trained, skipped, err)
 	}
+	for i := range specs {
+		if n := strings.Count(bars.String(), fmt.Sprintf("[%d/5] ", i+1)); n < 2 || strings.Contains(bars.String(), "\r") {
+			t.Errorf("run %d: %d progress lines (want a line per tenth and the last), or a carriage return:\n%s", i+1, n, bars.String())
+		}
+	}
 	recs, err := ReadRecords(dir)
-	if err != nil || len(recs) != 4 {
+	if err != nil || len(recs) != 5 {
 		t.Fatalf("records: %d, %v", len(recs), err)
 	}
 	for _, r := range recs {
 		molecule := r.Spec.Dataset == "esol"
 		if r.Command != "test" || r.Commit != "abc" || r.Backend == "" || r.Device == "" || r.Time == "" ||
 			!strings.Contains(r.Note, "quick") || (r.Result == nil) != molecule || (r.Regression == nil) == molecule ||
-			r.Protocol.Epochs != 2 || r.Model.Hidden != map[string]int{"table2": 128, "figure5": 16}[r.Spec.Table] {
+			r.Protocol.Epochs != 2 || r.Model.Hidden != map[string]int{"table2": 128, "figure5": 16, "table4": 128}[r.Spec.Table] {
 			t.Errorf("record %+v lacks provenance or settings", r)
 		}
-		if molecule && (r.Protocol.LearningRate != 1e-3 || r.Regression.TestRMSE <= 0 || r.Model.Noise != "normal(1,0.2) stag") {
+		if r.Spec.Table == "table2" && molecule && (r.Protocol.LearningRate != 1e-3 || r.Regression.TestRMSE <= 0 || r.Model.Noise != "normal(1,0.2) stag") {
 			t.Errorf("ESOL record: protocol %+v, result %+v, model %+v", r.Protocol, r.Regression, r.Model)
+		}
+		if r.Spec.Table == "table4" && (r.Model.Kind != "stag_vi_graph_regressor" || !strings.Contains(r.Model.Description, "re,") || r.Protocol.LearningRate != 1e-2) {
+			t.Errorf("Table 4 record: protocol %+v, model %+v", r.Protocol, r.Model)
 		}
 	}
 	trained, skipped, err = Reproduce(backend, datasets.NewResolver(), specs, dir, prov, ReproduceOptions{Protocol: tiny, Logf: t.Logf})
-	if err != nil || trained != 0 || skipped != 4 {
-		t.Fatalf("second run: trained %d skipped %d, %v; want 0 and 4", trained, skipped, err)
+	if err != nil || trained != 0 || skipped != 5 {
+		t.Fatalf("second run: trained %d skipped %d, %v; want 0 and 5", trained, skipped, err)
 	}
 	corrupt := filepath.Join(dir, specs[1].Path())
 	if err := os.WriteFile(corrupt, []byte(`{"spec":`), 0o644); err != nil {
@@ -83,6 +96,14 @@ func TestReproduceResumes(t *testing.T) {
 	_, _, err = Reproduce(backend, datasets.NewResolver(), specs, dir, prov, ReproduceOptions{Protocol: tiny, Logf: t.Logf})
 	if err == nil || !strings.Contains(err.Error(), corrupt) {
 		t.Errorf("corrupt record: error %v, want one naming %s", err, corrupt)
+	}
+	bad := []RunSpec{
+		{Table: "table2", Dataset: "cora", Config: "normal(1", Layers: 2, Seed: 1, Quick: true},
+		{Table: "table2", Dataset: "cora", Config: "deterministic", Layers: 2, Seed: 9, Quick: true},
+	}
+	trained, _, err = Reproduce(backend, datasets.NewResolver(), bad, t.TempDir(), prov, ReproduceOptions{Protocol: tiny})
+	if err == nil || !strings.Contains(err.Error(), "normal(1") || trained != 0 {
+		t.Errorf("a bad config first: trained %d, error %v; want 0 and an error naming it", trained, err)
 	}
 }
 

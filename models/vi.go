@@ -358,10 +358,7 @@ func (m *VIGCN) normalKL(mu, logSigma *Node) *Node {
 }
 
 // negLogPrior is the element-wise −log p(a) under the prior Normal(1, σ_prior).
-func (m *VIGCN) negLogPrior(a *Node) *Node {
-	sp := m.Hyper.SigmaPrior
-	return AddScalar(DivScalar(Square(AddScalar(a, -1)), 2*sp*sp), math.Log(sp)+0.5*math.Log(2*math.Pi))
-}
+func (m *VIGCN) negLogPrior(a *Node) *Node { return negLogNormalPrior(a, m.Hyper.SigmaPrior) }
 
 // graphState returns the per-graph state of m, building the encoder and the variational
 // parameters at the first call for g.

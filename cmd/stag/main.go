@@ -27,7 +27,7 @@ commands:
   backend                                    print the backend and device in use as JSON
   featurize [FILE|-]                         featurize SMILES (one per line) as JSON lines
   bench                                      time training steps and Monte-Carlo inference (JSON lines)
-  reproduce <table2|3|5|6|7|8|figure5> [-quick] [-datasets …]  train a paper table's grid and record the results (resumable)
+  reproduce <table2|3|4|5|6|7|8|figure5> [-quick] [-datasets …]  train a paper table's grid and record the results (resumable)
 
 Run "stag <command> -h" for a command's flags.
 `

@@ -15,6 +15,9 @@ func TestReproduceErrors(t *testing.T) {
 		{[]string{"reproduce", "table2", "-datasets", "pubmed"}, `unknown dataset "pubmed"`},
 		{[]string{"reproduce", "table2", "extra"}, "unexpected arguments"},
 		{[]string{"reproduce", "table2", "-configs", "normal(9,9)"}, "select no run"},
+		{[]string{"reproduce", "table4", "-datasets", "cora"}, "table4 has the molecule datasets"},
+		{[]string{"reproduce", "table2", "-jobs", "0"}, "-jobs 0: want at least 1"},
+		{[]string{"reproduce", "table3", "-datasets", "esol"}, "esol is in table2 and table4 only"},
 	} {
 		code, _, stderr := stag(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

@@ -1,0 +1,183 @@
+package models
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/layers"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/model/initializer"
+	"github.com/gomlx/gomlx/ml/train"
+	"github.com/gomlx/gomlx/support/exceptions"
+	"github.com/stagnb/stagnb/stagnb"
+)
+
+// GraphPredictor is a graph-regression model that TrainGraphRegressor trains: GraphRegressor
+// (fixed noise, Table 2) or VIGraphRegressor (learned noise, Table 4).
+type GraphPredictor interface {
+	// Predict returns the predictions `Float32[num_graphs]` for batch b, whose nodes have
+	// numFeatures features. A model with a regulariser adds it while training
+	// (train.AddRegularizationLoss).
+	Predict(scope *model.Scope, g *Graph, b *GraphBatch, numFeatures int) *Node
+}
+
+// VIGraphRegressor is STAG-VI for graph regression, the paper's Table 4, as the authors' mol_vi
+// scripts built it: Layers GCN layers of width Hidden that aggregate first and multiply each
+// message's input features by noise a ~ q = Normal(μ, σ) of shape `[E, C_in(l)]`, the activation
+// after every layer but the last, ReLU of the SUM over each molecule's atoms, then Linear(Hidden,
+// Hidden) → ReLU → Linear(Hidden, 1).
+//
+// μ and σ = exp(log σ) are learned as for VIGCN: PosteriorR one pair shared by all layers (μ starts
+// at 1), PosteriorRC one pair per layer and input feature (μ ~ Normal(1, μ0)), and the amortised
+// PosteriorRE and PosteriorREC predicted per edge (and feature) by a linear head on concat(h_src,
+// h_dst) of a two-layer GCN encoder of the molecule — one head for layer 0, one for the other
+// layers, whose single sample is reused by all of them. Because the encoder reads the graph, the
+// posterior generalises to molecules not seen in training. While training it adds the code's
+// regulariser (VILegacy): −mean log p(a) of layer 0's sample (twice for PosteriorR) plus the mean
+// over the other layers of theirs, under the prior Normal(1, σ_prior).
+//
+// The GCN layers are scoped "layer_0", "layer_1", … ("gcn/weights", "gcn/bias"), the readout
+// "readout_0" and "readout_1", the variational parameters and the encoder "vi".
+type VIGraphRegressor struct {
+	Posterior Posterior
+	// Layers is the number of GCN layers (paper: 2) and Hidden their width (128).
+	Layers, Hidden int
+	// Activation after the GCN layers but the last, and in the encoder ("relu").
+	Activation string
+	// Hyper are the Table 9 hyperparameters of the dataset.
+	Hyper VIHyper
+}
+
+// NewVIGraphRegressor returns the paper's 2-layer, 128-wide, ReLU STAG-VI molecule model with
+// posterior p and hyperparameters h.
+func NewVIGraphRegressor(p Posterior, h VIHyper) *VIGraphRegressor {
+	return &VIGraphRegressor{Posterior: p, Layers: 2, Hidden: 128, Activation: "relu", Hyper: h}
+}
+
+// String describes the model, e.g. "stag_vi_graph(rc, legacy, μ0=1, logσ0=0, σ_prior=0.5)".
+func (m *VIGraphRegressor) String() string {
+	return fmt.Sprintf("stag_vi_graph(%s, legacy, μ0=%g, logσ0=%g, σ_prior=%g)", m.Posterior, m.Hyper.Mu0, m.Hyper.LogSigma0, m.Hyper.SigmaPrior)
+}
+
+// Predict returns the predictions `Float32[num_graphs]` for batch b.
+func (m *VIGraphRegressor) Predict(scope *model.Scope, g *Graph, b *GraphBatch, numFeatures int) *Node {
+	if m.Layers < 1 || m.Hidden < 1 {
+		exceptions.Panicf("models.VIGraphRegressor: Layers=%d and Hidden=%d must be ≥ 1", m.Layers, m.Hidden)
+	}
+	if m.Hyper.SigmaPrior <= 0 {
+		exceptions.Panicf("models.VIGraphRegressor: σ_prior=%g must be > 0", m.Hyper.SigmaPrior)
+	}
+	edges := b.Edges.Const(g)
+	numEdges := b.Edges.NumEdges()
+	act := activationFn(m.Activation)
+	h := Reshape(Const(g, b.Features), b.Edges.NumNodes, numFeatures)
+	vi := scope.At("vi")
+	var emb *Node
+	if m.Posterior.Amortised() {
+		emb = m.encode(vi, h, edges)
+	}
+	var firstNLP, zRest *Node
+	var restNLP []*Node
+	for l := range m.Layers {
+		in := m.Hidden
+		if l == 0 {
+			in = numFeatures
+		}
+		var z *Node
+		if l > 0 && zRest != nil {
+			z = zRest // the code drew one a_rest for all layers ≥ 1
+		} else {
+			mu, logSigma := m.params(vi, g, l, in, emb)
+			eps := stagnb.StandardNormal(scope, g, shapes.Make(dtypes.Float32, numEdges, in))
+			z = Add(mu, Mul(Exp(logSigma), eps))
+			nlp := ReduceAllMean(negLogNormalPrior(z, m.Hyper.SigmaPrior))
+			if l == 0 {
+				firstNLP = nlp
+			} else {
+				restNLP = append(restNLP, nlp)
+				if m.Posterior.Amortised() {
+					zRest = z
+				}
+			}
+		}
+		ls := scope.At("layer_%d", l).At("gcn")
+		w := ls.WithInitializer(initializer.XavierUniformFn(ls)).VariableWithShape("weights", shapes.Make(dtypes.Float32, in, m.Hidden)).NodeValue(g)
+		bias := ls.WithInitializer(initializer.Zero).VariableWithShape("bias", shapes.Make(dtypes.Float32, m.Hidden)).NodeValue(g)
+		h = Add(MatMul(weightedAggregate(h, edges, z, stagnb.NormBoth), w), Reshape(bias, 1, m.Hidden))
+		if l < m.Layers-1 {
+			h = act(h)
+		}
+	}
+	relu := activationFn("relu")
+	pooled := relu(ScatterSum(Zeros(g, shapes.Make(dtypes.Float32, b.Edges.NumGraphs, m.Hidden)), edges.NodeGraph, h, false, false))
+	r := relu(layers.Dense(scope.At("readout_0"), pooled, true, m.Hidden))
+	pred := Reshape(layers.Dense(scope.At("readout_1"), r, true, 1), b.Edges.NumGraphs)
+	if scope.IsTraining(g) {
+		reg := firstNLP
+		if m.Posterior == PosteriorR {
+			reg = MulScalar(reg, 2)
+		} else if len(restNLP) > 0 {
+			rest := restNLP[0]
+			for _, x := range restNLP[1:] {
+				rest = Add(rest, x)
+			}
+			reg = Add(reg, DivScalar(rest, float64(len(restNLP))))
+		}
+		train.AddRegularizationLoss(reg)
+	}
+	return pred
+}
+
+// params returns layer l's μ and log σ, broadcastable to its `[E, in]` noise: `[1, 1]`, `[1, in]`,
+// `[E, 1]` or `[E, in]` for the four posteriors; emb are the encoder's edge embeddings (amortised
+// posteriors only).
+func (m *VIGraphRegressor) params(vi *model.Scope, g *Graph, l, in int, emb *Node) (mu, logSigma *Node) {
+	switch m.Posterior {
+	case PosteriorR:
+		mu = vi.VariableWithValue("mu", float32(1)).NodeValue(g)
+		logSigma = vi.VariableWithValue("log_sigma", float32(m.Hyper.LogSigma0)).NodeValue(g)
+		return Reshape(mu, 1, 1), Reshape(logSigma, 1, 1)
+	case PosteriorRC:
+		s := vi.At("layer_%d", l)
+		shape := shapes.Make(dtypes.Float32, in)
+		mu = s.WithInitializer(normalInit(s, 1, m.Hyper.Mu0)).VariableWithShape("mu", shape).NodeValue(g)
+		logSigma = s.WithInitializer(constInit(m.Hyper.LogSigma0)).VariableWithShape("log_sigma", shape).NodeValue(g)
+		return Reshape(mu, 1, in), Reshape(logSigma, 1, in)
+	case PosteriorRE, PosteriorREC:
+		out := in
+		if m.Posterior == PosteriorRE {
+			out = 1
+		}
+		head := "head_first"
+		if l > 0 {
+			head = "head_rest"
+		}
+		linear := func(name string, wStd float64, bInit model.VariableInitializer) *Node {
+			s := vi.At("%s", head).At("%s", name)
+			w := s.WithInitializer(initializer.RandomNormalFn(s, wStd)).VariableWithShape("weights", shapes.Make(dtypes.Float32, emb.Shape().Dimensions[1], out)).NodeValue(g)
+			b := s.WithInitializer(bInit).VariableWithShape("bias", shapes.Make(dtypes.Float32, out)).NodeValue(g)
+			return Add(MatMul(emb, w), Reshape(b, 1, out))
+		}
+		hs := vi.At("%s", head)
+		return linear("mu", 1e-2, normalInit(hs, 1, m.Hyper.Mu0)), linear("log_sigma", 1e-3, constInit(m.Hyper.LogSigma0))
+	}
+	exceptions.Panicf("models.VIGraphRegressor: unknown posterior %d", m.Posterior)
+	return nil, nil
+}
+
+// encode runs the deterministic encoder (two GCN layers in → Hidden → Hidden with the activation,
+// no noise) on the molecule and returns the edge embeddings concat(h_src, h_dst) `[E, 2·Hidden]`.
+func (m *VIGraphRegressor) encode(vi *model.Scope, x *Node, edges *stagnb.Edges) *Node {
+	act := activationFn(m.Activation)
+	h := stagnb.NewGCN(vi.At("encoder_0"), x, edges, m.Hidden).Noise(nil).Placement(stagnb.DGLOrder).Activation(act).Done()
+	h = stagnb.NewGCN(vi.At("encoder_1"), h, edges, m.Hidden).Noise(nil).Placement(stagnb.DGLOrder).Activation(act).Done()
+	return Concatenate([]*Node{Gather(h, edges.Src), Gather(h, edges.Dst)}, 1)
+}
+
+// negLogNormalPrior is the element-wise −log p(a) under the prior Normal(1, σ_prior).
+func negLogNormalPrior(a *Node, sigmaPrior float64) *Node {
+	return AddScalar(DivScalar(Square(AddScalar(a, -1)), 2*sigmaPrior*sigmaPrior), math.Log(sigmaPrior)+0.5*math.Log(2*math.Pi))
+}
