@@ -9,7 +9,8 @@ import (
 
 // SourceRevision is the git commit of the running code, with "+dirty" when it had uncommitted
 // changes: the build's VCS stamp when present (go build with -buildvcs), else `git rev-parse HEAD`
-// in the working directory, else "unknown". Records and benchmarks store it.
+// in the working directory (changes to notebooks, *.ipynb, do not count), else "unknown".
+// Records and benchmarks store it.
 func SourceRevision() string {
 	rev, dirty := "", false
 	if info, ok := debug.ReadBuildInfo(); ok {
@@ -28,7 +29,8 @@ func SourceRevision() string {
 			return "unknown"
 		}
 		rev = strings.TrimSpace(string(out))
-		status, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
+		// A notebook's own outputs (rewritten as it runs) do not make the code dirty.
+		status, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no", "--", ":/", ":(top,exclude)*.ipynb").Output()
 		dirty = err != nil || len(bytes.TrimSpace(status)) > 0
 	}
 	if dirty {

@@ -1,0 +1,54 @@
+package models
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSourceRevision checks the git fallback of SourceRevision (test binaries carry no VCS stamp)
+// in a fresh repository, from a subdirectory: the HEAD commit, "+dirty" after a code change, and not after a change to
+// a notebook.
+func TestSourceRevision(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	write("a.go", "package a\n")
+	if err := os.Mkdir(filepath.Join(dir, "notebooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("notebooks/n.ipynb", "{}\n")
+	git("add", ".")
+	git("commit", "-q", "-m", "x")
+	head := git("rev-parse", "HEAD")
+	t.Chdir(filepath.Join(dir, "notebooks")) // where GoNB runs a notebook's code
+	if got := SourceRevision(); got != head {
+		t.Errorf("clean: %q, want %q", got, head)
+	}
+	write("notebooks/n.ipynb", "{\"cells\": []}\n")
+	if got := SourceRevision(); got != head {
+		t.Errorf("notebook changed: %q, want %q (notebooks do not make the code dirty)", got, head)
+	}
+	write("a.go", "package a // changed\n")
+	if got := SourceRevision(); got != head+"+dirty" {
+		t.Errorf("code changed: %q, want %q", got, head+"+dirty")
+	}
+}
