@@ -11,17 +11,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// repoRoot is the repository root: the parent of this folder, where go test runs the tests.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
+	"github.com/stagnb/stagnb/internal/stagtest"
+)
 
 // pathWithoutGo is $PATH less the directories that hold a go executable, and whether the
 // commands that install.sh needs besides Go are still found on it.
@@ -56,7 +48,7 @@ func TestInstallDryRun(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil && os.Getenv("PYTHON") == "" {
 		t.Skip("python3 is not on PATH: install.sh needs it (run `make setup` first)")
 	}
-	root := repoRoot(t)
+	root := stagtest.RepoRoot(t)
 	noGoPath, noGoUsable := pathWithoutGo()
 	steps := []string{"step 1/3 go:", "step 2/3 setup:", "step 3/3 cuda-plugin:"}
 	for _, tc := range []struct {

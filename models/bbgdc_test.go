@@ -2,12 +2,10 @@ package models
 
 import (
 	"math"
-	"os"
 	"testing"
 
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/internal/stagtest"
 	"github.com/stagnb/stagnb/stagnb"
 )
@@ -263,24 +261,4 @@ func TestBBGDCTrainCora(t *testing.T) {
 	if res.TestAcc < 0.75 {
 		t.Errorf("test accuracy %.2f%%, want ≥ 75%%", 100*res.TestAcc)
 	}
-}
-
-// rawCoraTask is coraTask with the raw binary features (NewRawNodeTask).
-func rawCoraTask(t *testing.T) *NodeTask {
-	t.Helper()
-	if os.Getenv(datasets.DataDirEnv) == "" {
-		t.Skipf("$%s is not set: no dataset directory to test with", datasets.DataDirEnv)
-	}
-	p, err := datasets.LoadPlanetoid(datasets.NewResolver(), "cora")
-	if err != nil {
-		t.Fatal(err)
-	}
-	task, err := NewRawNodeTask(p, false, stagnb.NormBoth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !task.RawFeatures {
-		t.Fatal("NewRawNodeTask: RawFeatures is false")
-	}
-	return task
 }

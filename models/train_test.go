@@ -12,17 +12,30 @@ import (
 	"github.com/stagnb/stagnb/stagnb"
 )
 
-// coraTask loads Cora as the paper's code used it (no added self-loops), or skips.
-func coraTask(t *testing.T) *NodeTask {
+// coraTask loads Cora as the paper's code used it (no added self-loops, row-normalised
+// features), or skips.
+func coraTask(t *testing.T) *NodeTask { return planetoidTask(t, "cora", NewNodeTask) }
+
+// rawCoraTask is coraTask with the raw binary features (NewRawNodeTask).
+func rawCoraTask(t *testing.T) *NodeTask {
+	task := planetoidTask(t, "cora", NewRawNodeTask)
+	if !task.RawFeatures {
+		t.Fatal("NewRawNodeTask: RawFeatures is false")
+	}
+	return task
+}
+
+// planetoidTask loads a Planetoid dataset into a task with newTask, or skips without data.
+func planetoidTask(t *testing.T, name string, newTask func(*datasets.Planetoid, bool, stagnb.Norm) (*NodeTask, error)) *NodeTask {
 	t.Helper()
 	if os.Getenv(datasets.DataDirEnv) == "" {
 		t.Skipf("$%s is not set: no dataset directory to test with", datasets.DataDirEnv)
 	}
-	p, err := datasets.LoadPlanetoid(datasets.NewResolver(), "cora")
+	p, err := datasets.LoadPlanetoid(datasets.NewResolver(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := NewNodeTask(p, false, stagnb.NormBoth)
+	task, err := newTask(p, false, stagnb.NormBoth)
 	if err != nil {
 		t.Fatal(err)
 	}

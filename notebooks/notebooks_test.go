@@ -23,6 +23,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/stagnb/stagnb/internal/stagtest"
 	"time"
 )
 
@@ -235,16 +237,6 @@ func checkPromise(nb *notebook, s *summary) []string {
 	return problems
 }
 
-// repoRoot is the repository root (the parent of this folder).
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
 // notebookPaths lists the notebooks of this folder, sorted.
 func notebookPaths(t *testing.T) []string {
 	t.Helper()
@@ -263,7 +255,7 @@ func notebookPaths(t *testing.T) []string {
 // an execution count), keeps its promise with its saved outputs, runs on the gonb kernel, and its
 // outputs hold no absolute path of this checkout.
 func TestCommittedOutputs(t *testing.T) {
-	root := repoRoot(t)
+	root := stagtest.RepoRoot(t)
 	for _, path := range notebookPaths(t) {
 		t.Run(strings.TrimSuffix(path, ".ipynb"), func(t *testing.T) {
 			nb, err := readNotebook(path)
@@ -312,7 +304,7 @@ const (
 // when the venv program venvBin, the kernel or gonb is missing.
 func kernelEnv(t *testing.T, venvBin string) (root string, env []string) {
 	t.Helper()
-	root = repoRoot(t)
+	root = stagtest.RepoRoot(t)
 	kernelData := filepath.Join(root, ".venv", "share", "jupyter")
 	tools := filepath.Join(root, ".tools", "bin")
 	for _, need := range []string{filepath.Join(root, ".venv", "bin", venvBin), filepath.Join(kernelData, "kernels", "gonb", "kernel.json"), filepath.Join(tools, "gonb")} {

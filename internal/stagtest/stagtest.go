@@ -4,6 +4,9 @@ package stagtest
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -31,4 +34,24 @@ func Backend(t testing.TB) compute.Backend {
 	}
 	t.Log(logLine)
 	return backend
+}
+
+// RepoRoot returns the repository's root, the nearest folder above the test's working directory
+// (its package folder) that holds this module's go.mod.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.Contains(string(b), "module github.com/stagnb/stagnb\n") {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("stagtest.RepoRoot: no github.com/stagnb/stagnb go.mod above the working directory")
+		}
+		dir = parent
+	}
 }
