@@ -39,7 +39,7 @@ var PaperTables = []PaperTable{
 	{Name: "table3", Number: 3, Datasets: []string{"cora", "citeseer"},
 		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"vi:r", "bbgdc"}},
 	{Name: "table4", Number: 4, Datasets: []string{"esol", "freesolv"},
-		QuickDataset: "esol", QuickLayers: 2, QuickConfigs: []string{"vi:r"}},
+		QuickDataset: "freesolv", QuickLayers: 2, QuickConfigs: []string{"vi:r"}},
 	{Name: "table5", Number: 5, Datasets: []string{"cora", "citeseer"},
 		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"normal(1,0.8)"}},
 	{Name: "table6", Number: 6, Datasets: []string{"cora", "citeseer"},
