@@ -196,6 +196,24 @@ func ProtocolFor(spec RunSpec) TrainConfig {
 	return cfg
 }
 
+// viRow reads a STAG-VI row ("vi:<posterior>") of Tables 3 and 4: its posterior and the
+// dataset's Table 9 hyperparameters.
+func viRow(spec RunSpec) (Posterior, VIHyper, error) {
+	name, ok := strings.CutPrefix(spec.Config, "vi:")
+	if !ok {
+		return 0, VIHyper{}, fmt.Errorf("%s: config %q: want vi:<posterior>", spec.Table, spec.Config)
+	}
+	p, err := ParsePosterior(name)
+	if err != nil {
+		return 0, VIHyper{}, fmt.Errorf("%s: config %q: %w", spec.Table, spec.Config, err)
+	}
+	h, err := VIHyperparameters(spec.Dataset, p)
+	if err != nil {
+		return 0, VIHyper{}, fmt.Errorf("%s: config %q: %w", spec.Table, spec.Config, err)
+	}
+	return p, h, nil
+}
+
 // RawFeatures reports whether a spec trains on the raw binary features (NewRawNodeTask) instead
 // of the row-normalised ones: BBGDC (Table 3), as its reference code did.
 func RawFeatures(spec RunSpec) bool { return spec.Table == "table3" && spec.Config == "bbgdc" }
@@ -235,17 +253,9 @@ func ModelFor(spec RunSpec) (NodeClassifier, error) {
 		return Table7Model(spec.Layers, noise, spec.Dataset), nil
 	}
 	if spec.Table == "table3" {
-		name, ok := strings.CutPrefix(spec.Config, "vi:")
-		if !ok {
-			return nil, fmt.Errorf("table3: config %q: want vi:<posterior>", spec.Config)
-		}
-		p, err := ParsePosterior(name)
+		p, h, err := viRow(spec)
 		if err != nil {
-			return nil, fmt.Errorf("table3: config %q: %w", spec.Config, err)
-		}
-		h, err := VIHyperparameters(spec.Dataset, p)
-		if err != nil {
-			return nil, fmt.Errorf("table3: config %q: %w", spec.Config, err)
+			return nil, err
 		}
 		m := NewVIGCN(p, VILegacy, h)
 		m.Layers = spec.Layers
@@ -617,15 +627,7 @@ func IsMoleculeDataset(name string) bool { return name == "esol" || name == "fre
 // with the "vi:<posterior>" row's posterior and the dataset's Table 9 hyperparameters.
 func GraphModelFor(spec RunSpec) (GraphPredictor, error) {
 	if spec.Table == "table4" {
-		name, ok := strings.CutPrefix(spec.Config, "vi:")
-		if !ok {
-			return nil, fmt.Errorf("table4: config %q: want vi:<posterior>", spec.Config)
-		}
-		p, err := ParsePosterior(name)
-		if err != nil {
-			return nil, fmt.Errorf("table4: config %q: %w", spec.Config, err)
-		}
-		h, err := VIHyperparameters(spec.Dataset, p)
+		p, h, err := viRow(spec)
 		if err != nil {
 			return nil, err
 		}

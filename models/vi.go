@@ -416,44 +416,48 @@ func (vg *viGraph) width(l int) int {
 	return vg.m.Hidden
 }
 
-// scalarParams returns PosteriorR's μ (initialised to 1, as the original code hard-coded) and log σ.
-func (vg *viGraph) scalarParams() (mu, logSigma *Node) {
-	s := vg.scope.At("vi")
-	g := vg.edges.Src.Graph()
-	mu = s.VariableWithValue("mu", float32(1)).NodeValue(g)
-	logSigma = s.VariableWithValue("log_sigma", float32(vg.m.Hyper.LogSigma0)).NodeValue(g)
+// viScalarParams returns PosteriorR's μ (initialised to 1, as the original code hard-coded) and
+// log σ (log σ0), the scalar variables "mu" and "log_sigma" of scope vi.
+func viScalarParams(vi *model.Scope, g *Graph, h VIHyper) (mu, logSigma *Node) {
+	mu = vi.VariableWithValue("mu", float32(1)).NodeValue(g)
+	logSigma = vi.VariableWithValue("log_sigma", float32(h.LogSigma0)).NodeValue(g)
 	return mu, logSigma
 }
 
-// featureParams returns PosteriorRC's μ ~ Normal(1, μ0) and constant log σ of layer l, `[C_in(l)]`.
-func (vg *viGraph) featureParams(l int) (mu, logSigma *Node) {
-	s := vg.scope.At("vi").At("layer_%d", l)
-	g := vg.edges.Src.Graph()
-	shape := shapes.Make(dtypes.Float32, vg.width(l))
-	mu = s.WithInitializer(normalInit(s, 1, vg.m.Hyper.Mu0)).VariableWithShape("mu", shape).NodeValue(g)
-	logSigma = s.WithInitializer(constInit(vg.m.Hyper.LogSigma0)).VariableWithShape("log_sigma", shape).NodeValue(g)
+// viFeatureParams returns PosteriorRC's μ ~ Normal(1, μ0) and constant log σ0 of layer l,
+// `[width]`, the variables of scope vi/layer_<l>.
+func viFeatureParams(vi *model.Scope, g *Graph, l, width int, h VIHyper) (mu, logSigma *Node) {
+	s := vi.At("layer_%d", l)
+	shape := shapes.Make(dtypes.Float32, width)
+	mu = s.WithInitializer(normalInit(s, 1, h.Mu0)).VariableWithShape("mu", shape).NodeValue(g)
+	logSigma = s.WithInitializer(constInit(h.LogSigma0)).VariableWithShape("log_sigma", shape).NodeValue(g)
 	return mu, logSigma
 }
 
-// head returns the amortised head of the given group and parameter ("mu" or "log_sigma"): a
-// Linear(2H → out) whose weights are `[2H, out]` and bias `[out]`, initialised as the original
-// code (weights Normal(0, 1e-2) for μ, Normal(0, 1e-3) for log σ; μ bias ~ Normal(1, μ0), log σ
-// bias = log σ0).
-func (vg *viGraph) head(group int, name string, out int) (w, b *Node) {
-	name0 := "first"
-	if group > 0 {
-		name0 = "rest"
+// viHead returns an amortised head for the edge embeddings emb `[E, in]`: the weights `[in, out]`
+// and bias `[out]` of a Linear(in → out) predicting name ("mu" or "log_sigma") for layer 0 (first)
+// or the other layers, under scope vi/head_first or vi/head_rest, initialised as the original code
+// (weights Normal(0, 1e-2) for μ, Normal(0, 1e-3) for log σ; μ bias ~ Normal(1, μ0), log σ bias =
+// log σ0).
+func viHead(vi *model.Scope, g *Graph, first bool, name string, emb *Node, out int, h VIHyper) (w, b *Node) {
+	group := "rest"
+	if first {
+		group = "first"
 	}
-	s := vg.scope.At("vi").At("head_%s", name0).At("%s", name)
-	g := vg.edges.Src.Graph()
-	wStd, bInit := 1e-2, normalInit(s, 1, vg.m.Hyper.Mu0)
+	s := vi.At("head_%s", group).At("%s", name)
+	wStd, bInit := 1e-2, normalInit(s, 1, h.Mu0)
 	if name == "log_sigma" {
-		wStd, bInit = 1e-3, constInit(vg.m.Hyper.LogSigma0)
+		wStd, bInit = 1e-3, constInit(h.LogSigma0)
 	}
-	in := vg.emb.Shape().Dimensions[1]
+	in := emb.Shape().Dimensions[1]
 	w = s.WithInitializer(initializer.RandomNormalFn(s, wStd)).VariableWithShape("weights", shapes.Make(dtypes.Float32, in, out)).NodeValue(g)
 	b = s.WithInitializer(bInit).VariableWithShape("bias", shapes.Make(dtypes.Float32, out)).NodeValue(g)
 	return w, b
+}
+
+// head returns the amortised head of the given parameter group (0: layer 0's) and parameter.
+func (vg *viGraph) head(group int, name string, out int) (w, b *Node) {
+	return viHead(vg.scope.At("vi"), vg.edges.Src.Graph(), group == 0, name, vg.emb, out, vg.m.Hyper)
 }
 
 // headOut is the output width of the heads of layer l: 1 for PosteriorRE, C_in(l) for PosteriorREC.
@@ -477,10 +481,10 @@ func (vg *viGraph) gridAt(l int) qGrid {
 	var q qGrid
 	switch vg.m.Posterior {
 	case PosteriorR:
-		mu, ls := vg.scalarParams()
+		mu, ls := viScalarParams(vg.scope.At("vi"), vg.edges.Src.Graph(), vg.m.Hyper)
 		q = qGrid{Reshape(mu, 1, 1), Reshape(ls, 1, 1)}
 	case PosteriorRC:
-		mu, ls := vg.featureParams(l)
+		mu, ls := viFeatureParams(vg.scope.At("vi"), vg.edges.Src.Graph(), l, vg.width(l), vg.m.Hyper)
 		c := vg.width(l)
 		q = qGrid{Reshape(mu, 1, c), Reshape(ls, 1, c)}
 	case PosteriorRE, PosteriorREC:

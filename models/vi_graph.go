@@ -137,32 +137,21 @@ func (m *VIGraphRegressor) Predict(scope *model.Scope, g *Graph, b *GraphBatch, 
 func (m *VIGraphRegressor) params(vi *model.Scope, g *Graph, l, in int, emb *Node) (mu, logSigma *Node) {
 	switch m.Posterior {
 	case PosteriorR:
-		mu = vi.VariableWithValue("mu", float32(1)).NodeValue(g)
-		logSigma = vi.VariableWithValue("log_sigma", float32(m.Hyper.LogSigma0)).NodeValue(g)
+		mu, logSigma = viScalarParams(vi, g, m.Hyper)
 		return Reshape(mu, 1, 1), Reshape(logSigma, 1, 1)
 	case PosteriorRC:
-		s := vi.At("layer_%d", l)
-		shape := shapes.Make(dtypes.Float32, in)
-		mu = s.WithInitializer(normalInit(s, 1, m.Hyper.Mu0)).VariableWithShape("mu", shape).NodeValue(g)
-		logSigma = s.WithInitializer(constInit(m.Hyper.LogSigma0)).VariableWithShape("log_sigma", shape).NodeValue(g)
+		mu, logSigma = viFeatureParams(vi, g, l, in, m.Hyper)
 		return Reshape(mu, 1, in), Reshape(logSigma, 1, in)
 	case PosteriorRE, PosteriorREC:
 		out := in
 		if m.Posterior == PosteriorRE {
 			out = 1
 		}
-		head := "head_first"
-		if l > 0 {
-			head = "head_rest"
-		}
-		linear := func(name string, wStd float64, bInit model.VariableInitializer) *Node {
-			s := vi.At("%s", head).At("%s", name)
-			w := s.WithInitializer(initializer.RandomNormalFn(s, wStd)).VariableWithShape("weights", shapes.Make(dtypes.Float32, emb.Shape().Dimensions[1], out)).NodeValue(g)
-			b := s.WithInitializer(bInit).VariableWithShape("bias", shapes.Make(dtypes.Float32, out)).NodeValue(g)
+		linear := func(name string) *Node {
+			w, b := viHead(vi, g, l == 0, name, emb, out, m.Hyper)
 			return Add(MatMul(emb, w), Reshape(b, 1, out))
 		}
-		hs := vi.At("%s", head)
-		return linear("mu", 1e-2, normalInit(hs, 1, m.Hyper.Mu0)), linear("log_sigma", 1e-3, constInit(m.Hyper.LogSigma0))
+		return linear("mu"), linear("log_sigma")
 	}
 	exceptions.Panicf("models.VIGraphRegressor: unknown posterior %d", m.Posterior)
 	return nil, nil
