@@ -251,12 +251,9 @@ func (d Distribution) Sample(scope *model.Scope, g *Graph, shape shapes.Shape) *
 }
 
 // StandardNormal draws Normal(0, 1) values of the given shape with the Box–Muller transform,
-// using both of its outputs, from the store's RNG: for u1, u2 ~ U[0, 1), r = √(−2 ln(1 − u1)) and
-// θ = 2π·u2, the pair (r·cos θ, r·sin θ) is two independent standard normals. It computes
-// cos θ = ±√(1 − sin²θ), its sign + for θ in the first and last quarter turn, because on the
-// pure-Go backend a trigonometric call costs several times a square root and a few elementwise
-// operations. It needs half the uniform draws and a quarter of the transcendental calls of
-// graph.RandomNormal.
+// using both of its outputs (cos and sin), from the store's RNG: for u1, u2 ~ U[0, 1),
+// r = √(−2 ln(1 − u1)) and θ = 2π·u2, the pair (r·cos θ, r·sin θ) is two independent standard
+// normals. It needs half the uniform draws and transcendental calls of graph.RandomNormal.
 func StandardNormal(scope *model.Scope, g *Graph, shape shapes.Shape) *Node {
 	n := shape.Size()
 	if n == 0 {
@@ -271,11 +268,8 @@ func StandardNormal(scope *model.Scope, g *Graph, shape shapes.Shape) *Node {
 	u2 := scope.RandomUniform(g, shapes.Make(dtype, half))
 	// RandomUniform draws from [0, 1): 1−u1 is in (0, 1], so the log is finite.
 	r := Sqrt(MulScalar(Log(OneMinus(u1)), -2))
-	sin := Sin(MulScalar(u2, 2*math.Pi))
-	// cos θ > 0 for u2 < 1/4 or u2 > 3/4; at u2 = 1/4 or 3/4 the sign is 0, and so is cos θ.
-	cosSign := Sign(AddScalar(Abs(AddScalar(u2, -0.5)), -0.25))
-	cos := Mul(Sqrt(MaxScalar(OneMinus(Square(sin)), 0)), cosSign)
-	z := Concatenate([]*Node{Mul(r, cos), Mul(r, sin)}, 0)
+	theta := MulScalar(u2, 2*math.Pi)
+	z := Concatenate([]*Node{Mul(r, Cos(theta)), Mul(r, Sin(theta))}, 0)
 	if 2*half != n {
 		z = Slice(z, AxisRange(0, n))
 	}

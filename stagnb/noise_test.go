@@ -346,7 +346,7 @@ func TestSameSeedSameNumbers(t *testing.T) {
 }
 
 // TestStandardNormalDistribution checks both halves of StandardNormal's Box–Muller draws (the
-// cos half, whose sign is computed, and the sin half) against Φ with a Kolmogorov–Smirnov test at
+// cos half and the sin half) against Φ with a Kolmogorov–Smirnov test at
 // level 0.001 (critical distance 1.95/√n), and that the two values of a pair are uncorrelated
 // (|r| < 5/√n, five standard errors).
 func TestStandardNormalDistribution(t *testing.T) {
