@@ -194,17 +194,16 @@ func PaperVsOurs(title string, recs []models.Record) (string, error) {
 // accuracy (citation graphs), then RMSE (molecules).
 func ComparisonPlots(title string, recs []models.Record) ([]*plot.Plot, error) {
 	var plots []*plot.Plot
+	cs := Comparisons(recs)
 	for _, m := range []struct{ metric, what string }{{paper.MetricAccuracy, "accuracy"}, {paper.MetricRMSE, "RMSE"}} {
-		for _, c := range Comparisons(recs) {
-			if c.HavePaper && c.Paper.Metric == m.metric {
-				p, err := ComparisonPlot(title+" ("+m.what+")", recs, m.metric)
-				if err != nil {
-					return nil, err
-				}
-				plots = append(plots, p)
-				break
-			}
+		if !slices.ContainsFunc(cs, func(c paper.Comparison) bool { return c.HavePaper && c.Paper.Metric == m.metric }) {
+			continue
 		}
+		p, err := ComparisonPlot(title+" ("+m.what+")", recs, m.metric)
+		if err != nil {
+			return nil, err
+		}
+		plots = append(plots, p)
 	}
 	if len(plots) == 0 {
 		return nil, fmt.Errorf("experiments.ComparisonPlots %q: no record has a number in the paper", title)
