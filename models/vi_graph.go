@@ -77,7 +77,7 @@ func (m *VIGraphRegressor) Predict(scope *model.Scope, g *Graph, b *GraphBatch, 
 	vi := scope.At("vi")
 	var emb *Node
 	if m.Posterior.Amortised() {
-		emb = m.encode(vi, h, edges)
+		emb = m.edgeEmbeddings(vi, g, b, h, edges)
 	}
 	var firstNLP, zRest *Node
 	var restNLP []*Node
@@ -155,6 +155,29 @@ func (m *VIGraphRegressor) params(vi *model.Scope, g *Graph, l, in int, emb *Nod
 	}
 	exceptions.Panicf("models.VIGraphRegressor: unknown posterior %d", m.Posterior)
 	return nil, nil
+}
+
+// edgeEmbeddings returns encode's edge embeddings of batch b, built once per graph: the encoder
+// has no noise, so the Monte-Carlo samples of an evaluation share them.
+func (m *VIGraphRegressor) edgeEmbeddings(vi *model.Scope, g *Graph, b *GraphBatch, x *Node, edges *stagnb.Edges) *Node {
+	const param = "/stagnb_vi_graph_embeddings"
+	type key struct {
+		m *VIGraphRegressor
+		b *GraphBatch
+	}
+	var cache map[key]*Node
+	if v, ok := model.GetGraphParam(g, param); ok {
+		cache = v.(map[key]*Node)
+	} else {
+		cache = map[key]*Node{}
+		model.SetGraphParam(g, param, cache)
+	}
+	if emb, ok := cache[key{m, b}]; ok {
+		return emb
+	}
+	emb := m.encode(vi, x, edges)
+	cache[key{m, b}] = emb
+	return emb
 }
 
 // encode runs the deterministic encoder (two GCN layers in → Hidden → Hidden with the activation,
