@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: setup (so notebook tests have the GoNB kernel), then
-#   gofmt -l (must print nothing), go vet ./..., go test -count=1 -timeout 40m ./..., kernel registered.
+#   gofmt -l (must print nothing), go vet ./..., chromium for the browser test (scripts/browser-deps.sh),
+#   go test -count=1 -timeout 40m ./..., kernel registered.
 # All stages run; the script fails at the end if any failed.
 # Extra arguments are passed to `go test` as flags (e.g. `bash scripts/test.sh -run TestCora -v`).
 set -euo pipefail
@@ -61,6 +62,10 @@ fi
 # --- go vet
 stage "go vet ./..."
 go vet ./... || failed+=("go vet")
+
+# --- chromium for the headless-browser test (installed when missing and we may; see the script)
+stage "chromium and chromedriver"
+bash "$ROOT/scripts/browser-deps.sh" || failed+=("chromium")
 
 # --- go test
 stage "go test -count=1 -timeout 40m $* ./..."
