@@ -37,6 +37,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	child := fs.Int("child", -1, "internal: run method number N in this process")
 	out := fs.String("out", "", "also write the JSON lines to this file (atomically, when all methods are done)")
 	cpuProfile := fs.String("cpuprofile", "", "with -child: write a CPU profile of the method to this file")
+	peer := fs.String("peer", "", "also time the PyTorch Geometric peer of the GCN methods with this Python (it needs torch and torch_geometric)")
+	peerScript := fs.String("peer-script", filepath.Join("bench", "peer", "pyg_gcn.py"), "the peer script")
+	peerDevice := fs.String("peer-device", "", "the peer's torch device (default: cuda when torch sees a GPU, else cpu)")
+	peerThreads := fs.Int("peer-threads", 0, "the peer's torch CPU threads (0: torch's default)")
+	markdown := fs.String("markdown", "", "also write a Markdown table of the results (ours beside the peer's) to this file")
 	if err := fs.Parse(args); err != nil {
 		return usageError(err.Error())
 	}
@@ -63,6 +68,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		return benchOne(*child, *dataset, *layers, *hidden, *warmup, *steps, *seed, *selfLoops, stdout, stderr)
 	}
+	if *peer != "" {
+		if _, err := os.Stat(*peerScript); err != nil {
+			return usageError(fmt.Sprintf("bench: -peer-script %s: %v (run from the repository root, or name the script)", *peerScript, err))
+		}
+	}
 	var picked []int
 	for i, m := range models.BenchMethods {
 		if sel := strings.Split(*methods, ","); *methods == "all" || slicesContains(sel, m.Suite) || slicesContains(sel, m.Name) {
@@ -77,6 +87,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("bench: cannot find this program to run the methods: %w", err)
 	}
 	var all bytes.Buffer
+	var lines [][]byte
 	command := "stag " + strings.Join(append([]string{"bench"}, args...), " ")
 	for _, i := range picked {
 		cmd := exec.Command(self, "bench", "-child", fmt.Sprint(i), "-dataset", *dataset,
@@ -92,12 +103,51 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("bench: method %s: %w", models.BenchMethods[i].Name, err)
 		}
 		all.Write(line)
+		lines = append(lines, line)
 		if _, err := stdout.Write(line); err != nil {
 			return err
 		}
 	}
+	if *peer != "" {
+		var methods []models.BenchMethod
+		for _, i := range picked {
+			methods = append(methods, models.BenchMethods[i])
+		}
+		pm, skipped, err := peerMethods(methods)
+		if err != nil {
+			return err
+		}
+		if len(skipped) > 0 {
+			fmt.Fprintf(stderr, "bench -peer: no PyTorch Geometric counterpart for %s\n", strings.Join(skipped, ", "))
+		}
+		if len(pm) > 0 {
+			spec := peerSpec{Layers: *layers, Hidden: *hidden, Warmup: *warmup, Steps: *steps, Seed: *seed, Methods: pm}
+			peerLines, err := runPeer(*peer, *peerScript, *peerDevice, *peerThreads, *dataset, *selfLoops, spec, command, stderr)
+			if err != nil {
+				return err
+			}
+			for _, line := range peerLines {
+				all.Write(line)
+				lines = append(lines, line)
+				if _, err := stdout.Write(line); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	if *out != "" {
-		return writeFileAtomic(*out, all.Bytes())
+		if err := writeFileAtomic(*out, all.Bytes()); err != nil {
+			return err
+		}
+	}
+	if *markdown != "" {
+		table, err := benchMarkdown(lines)
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(*markdown, []byte(table)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

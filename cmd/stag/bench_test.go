@@ -27,8 +27,9 @@ func TestBench(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	outFile := filepath.Join(dir, "bench.jsonl")
+	mdFile := filepath.Join(dir, "bench.md")
 	cmd := exec.Command(bin, "bench", "-methods", "deterministic,stag_normal_mc", "-steps", "2", "-warmup", "0",
-		"-hidden", "16", "-out", outFile)
+		"-hidden", "16", "-out", outFile, "-markdown", mdFile)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -67,6 +68,15 @@ func TestBench(t *testing.T) {
 	if saved, err := os.ReadFile(outFile); err != nil || !bytes.Equal(saved, stdout.Bytes()) {
 		t.Errorf("-out file differs from stdout (%v)", err)
 	}
+	md, err := os.ReadFile(mdFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| deterministic | aggregate_first | ", "| stag_normal_mc | aggregate_first | "} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("-markdown table lacks a row %q:\n%s", want, md)
+		}
+	}
 }
 
 func TestBenchErrors(t *testing.T) {
@@ -78,6 +88,7 @@ func TestBenchErrors(t *testing.T) {
 		{[]string{"bench", "-dataset", "pubmed"}, `-dataset "pubmed"`},
 		{[]string{"bench", "-steps", "0"}, "must be ≥ 1"},
 		{[]string{"bench", "extra"}, "unexpected arguments"},
+		{[]string{"bench", "-peer", "python3", "-peer-script", "no/such/peer.py"}, "-peer-script no/such/peer.py"},
 	} {
 		code, _, stderr := stag(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
