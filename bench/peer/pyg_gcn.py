@@ -16,7 +16,8 @@ The model is stagnb's models.GCN as `stag bench` builds it: `layers` graph convo
 (out-degree^-1/2 of the source, in-degree^-1/2 of the target, clamped at 1; no self-loops added),
 Xavier-uniform weights and zero biases. A layer in placement "aggregate_first" multiplies each
 message x_u by its noise z and sums before the linear map; "transform_first" applies the linear map
-first; "dgl" transforms first when the layer narrows (in > out), as DGL's GraphConv. The noise has
+first; "dgl" transforms first when the layer narrows (in > out), as DGL's GraphConv (and every
+layer of a model without noise, where the orders compute the same function). The noise has
 the message's shape [E, C] (per edge and feature), [E, 1] (shared by the features), [N_src, ·]
 gathered by source node, or [1, ·] (one draw for all edges); it is drawn per layer, or once and
 reused by every layer ("layers": "shared", when the shapes allow it). "renormalize" rescales the
@@ -134,10 +135,14 @@ class NoiseSampler:
 
 
 class GCN(torch.nn.Module):
-    def __init__(self, dims, placement, placement_other):
+    """The GCN; without noise the two placements compute the same function, and every layer takes
+    the cheaper order (transform first when it narrows), as PyG's GCNConv and stagnb's shortcuts do."""
+
+    def __init__(self, dims, placement, placement_other, noisy):
         super().__init__()
         self.convs = torch.nn.ModuleList(
-            NoisyGraphConv(a, b, transform_first(placement if i == 0 else placement_other, a, b))
+            NoisyGraphConv(a, b, transform_first(
+                (placement if i == 0 else placement_other) if noisy else "dgl", a, b))
             for i, (a, b) in enumerate(zip(dims[:-1], dims[1:])))
 
     def forward(self, x, edge_index, norm, sampler):
@@ -184,8 +189,8 @@ def main():
         torch.manual_seed(spec["seed"])
         if on_gpu:
             torch.cuda.reset_peak_memory_stats(device)
-        model = GCN(dims, method["placement"], method["placement_other_layers"]).to(device)
         sampler = NoiseSampler(method["noise"], method["structure"], src, dst, num_nodes, device)
+        model = GCN(dims, method["placement"], method["placement_other_layers"], sampler.enabled()).to(device)
         opt = torch.optim.Adam(model.parameters(), lr=5e-3)
         y = labels[train]
         mc = method.get("mc_samples", 0)
