@@ -4,16 +4,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strings"
 
 	"github.com/stagnb/stagnb/datasets"
+	"github.com/stagnb/stagnb/experiments"
 	"github.com/stagnb/stagnb/models"
+	"github.com/stagnb/stagnb/models/paper"
 	"github.com/stagnb/stagnb/stagnb"
 )
 
 // runReproduce implements "stag reproduce <table> [flags]": it trains every (configuration, seed)
-// of a paper table that has no record yet and writes one JSON record per run under -out.
+// of a paper table that has no record yet and writes one JSON record per run under -out, then
+// prints the paper-vs-ours table of the selected runs (Markdown; -html FILE also writes it as HTML).
 func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return usageError("reproduce: name a table: table2, table3, table4, table5, table6, table7, table8 or figure5")
@@ -30,6 +34,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "results", "results directory (records go under it; existing ones are kept and skipped)")
 	configs := fs.String("configs", "", "only these comma-separated configurations (rows), e.g. deterministic,normal(1,0.8)")
 	depths := fs.String("layers", "", "only these comma-separated depths, e.g. 2,4")
+	htmlOut := fs.String("html", "", "also write the paper-vs-ours table as HTML to this file")
 	jobs := fs.Int("jobs", min(2, runtime.NumCPU()), "runs trained at the same time (the pure-Go backend keeps most operations on one core: use about one job per core)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError(err.Error())
@@ -87,7 +92,39 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	prov := models.Provenance{Command: "stag " + strings.Join(append([]string{"reproduce"}, args...), " "), Commit: models.SourceRevision()}
 	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, *out, prov, models.ReproduceOptions{Progress: stderr, Logf: logf, Jobs: *jobs})
 	fmt.Fprintf(stdout, "%s: %d runs trained, %d already recorded, in %s\n", table, trained, skipped, *out)
-	return err
+	if err != nil {
+		return err
+	}
+	return writeComparison(stdout, table, specs, *out, *htmlOut)
+}
+
+// writeComparison prints the paper-vs-ours Markdown table of the specs' records under dir, and
+// writes it as HTML to htmlPath when that is set.
+func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir, htmlPath string) error {
+	var recs []models.Record
+	for _, s := range specs {
+		rec, err := models.ReadRecord(filepath.Join(dir, s.Path()))
+		if err != nil {
+			return err
+		}
+		recs = append(recs, rec)
+	}
+	title := "Paper vs ours: " + table
+	md, err := experiments.PaperVsOurs(title, recs)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(stdout, "\n%s", md); err != nil {
+		return err
+	}
+	if htmlPath == "" {
+		return nil
+	}
+	var b strings.Builder
+	if err := paper.WriteHTML(&b, title, experiments.Comparisons(recs)); err != nil {
+		return err
+	}
+	return writeFileAtomic(htmlPath, []byte(b.String()))
 }
 
 // filterSpecs keeps the specs whose configuration is in configs and whose depth is in depths

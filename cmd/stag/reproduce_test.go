@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,5 +34,48 @@ func TestSplitList(t *testing.T) {
 	want := []string{"deterministic", "normal(1,0.8)", "de(0.2)"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("splitList: %q, want %q", got, want)
+	}
+}
+
+// TestReproduceComparison resumes the committed full-protocol records of Table 2's Cora
+// deterministic cell (copied to a temp dir): nothing is trained, and the paper-vs-ours table of
+// the five seeds is printed, and written as HTML.
+func TestReproduceComparison(t *testing.T) {
+	needData(t)
+	src := filepath.Join("..", "..", "results", "table2", "cora", "layers=2", "deterministic")
+	entries, err := os.ReadDir(src)
+	if err != nil || len(entries) < 5 {
+		t.Fatalf("committed records in %s: %d (%v), want 5", src, len(entries), err)
+	}
+	out := t.TempDir()
+	dst := filepath.Join(out, "table2", "cora", "layers=2", "deterministic")
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	html := filepath.Join(out, "table2.html")
+	var stdout, stderr bytes.Buffer
+	args := []string{"table2", "-datasets", "cora", "-configs", "deterministic", "-layers", "2", "-out", out, "-html", html}
+	if err := runReproduce(args, &stdout, &stderr); err != nil {
+		t.Fatalf("stag reproduce %v: %v\n%s", args, err, stderr.String())
+	}
+	got := stdout.String()
+	t.Logf("\n%s", got)
+	for _, want := range []string{"0 runs trained, 5 already recorded", "79.34 ± 0.22", "| 5 |"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	b, err := os.ReadFile(html)
+	if err != nil || !strings.Contains(string(b), "<table") || !strings.Contains(string(b), "79.34") {
+		t.Errorf("-html file: %v\n%s", err, b)
 	}
 }
