@@ -202,7 +202,7 @@ def main():
             loss = torch.nn.functional.cross_entropy(logits[train], y)
             loss.backward()
             opt.step()
-            last_loss[0] = loss
+            last_loss[0] = loss.detach()
 
         def mc_step():
             with torch.no_grad():
