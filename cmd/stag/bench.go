@@ -186,11 +186,7 @@ func benchOne(i int, dataset string, layers, hidden, warmup, steps int, seed int
 	if i >= len(models.BenchMethods) {
 		return usageError(fmt.Sprintf("bench: -child %d: there are %d methods", i, len(models.BenchMethods)))
 	}
-	p, err := datasets.LoadPlanetoid(datasets.NewResolver(), dataset)
-	if err != nil {
-		return err
-	}
-	task, err := models.NewNodeTask(p, selfLoops, stagnb.NormBoth)
+	_, task, err := benchTask(dataset, selfLoops)
 	if err != nil {
 		return err
 	}
@@ -207,6 +203,17 @@ func benchOne(i int, dataset string, layers, hidden, warmup, steps int, seed int
 	res.Commit = models.SourceRevision()
 	res.Time = time.Now().UTC().Format(time.RFC3339)
 	return writeJSON(stdout, res)
+}
+
+// benchTask loads a Planetoid dataset and builds the benchmark's node task (row-normalised
+// features, symmetric normalisation, self-loops only if asked).
+func benchTask(dataset string, selfLoops bool) (*datasets.Planetoid, *models.NodeTask, error) {
+	p, err := datasets.LoadPlanetoid(datasets.NewResolver(), dataset)
+	if err != nil {
+		return nil, nil, err
+	}
+	task, err := models.NewNodeTask(p, selfLoops, stagnb.NormBoth)
+	return p, task, err
 }
 
 // peakRSSMB is this process's peak resident set size in MiB (getrusage ru_maxrss, which Linux

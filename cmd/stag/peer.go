@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/models"
 	"github.com/stagnb/stagnb/stagnb"
 )
@@ -84,11 +83,7 @@ func peerMethods(picked []models.BenchMethod) (methods []peerMethod, skipped []s
 // directed edges (as the benchmark's NodeTask has them: the raw graph's own self-loops kept,
 // none added unless selfLoops), labels and training nodes as .npy files, and spec.json.
 func exportPeerData(dir, dataset string, selfLoops bool, spec peerSpec) error {
-	p, err := datasets.LoadPlanetoid(datasets.NewResolver(), dataset)
-	if err != nil {
-		return err
-	}
-	task, err := models.NewNodeTask(p, selfLoops, stagnb.NormBoth)
+	p, task, err := benchTask(dataset, selfLoops)
 	if err != nil {
 		return err
 	}
