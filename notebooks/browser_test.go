@@ -116,7 +116,8 @@ func TestBrowserRunsCells(t *testing.T) {
 	_ = os.Remove(screenshot)
 	browser := exec.CommandContext(ctx, python, filepath.Join("testdata", "browser.py"),
 		labURL, browserNotebook, fmt.Sprintf("%d,%d", cells[0], cells[1]), screenshot)
-	browser.Env = append(env, "CHROMIUM="+chromium, "CHROMEDRIVER="+chromedriver, "BROWSER_TIMEOUT=300")
+	browser.Env = append(env, "CHROMIUM="+chromium, "CHROMEDRIVER="+chromedriver, "BROWSER_TIMEOUT=300",
+		"BROWSER_PROFILE_DIR="+filepath.Join(tmp, "chromium"))
 	killGroupOnCancel(browser)
 	var stdout, stderr bytes.Buffer
 	browser.Stdout, browser.Stderr = &stdout, &stderr

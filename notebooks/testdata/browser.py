@@ -15,7 +15,8 @@ the start of its text. Errors in the page (a cell that raised, a timeout) are re
 the exit status is 0 whenever the JSON could be written.
 
 Environment: CHROMIUM and CHROMEDRIVER (default /usr/bin/chromium, /usr/bin/chromedriver),
-BROWSER_TIMEOUT (seconds per wait, default 300).
+BROWSER_TIMEOUT (seconds per wait, default 300), BROWSER_PROFILE_DIR (Chromium's profile; default a
+new temporary directory).
 """
 import json
 import os
@@ -37,7 +38,7 @@ options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              "--disable-dev-shm-usage", "--window-size=1400,1800",
-             "--user-data-dir=" + tempfile.mkdtemp(prefix="stagnb-chromium-")):
+             "--user-data-dir=" + (os.environ.get("BROWSER_PROFILE_DIR") or tempfile.mkdtemp(prefix="stagnb-chromium-"))):
     options.add_argument(flag)
 service = Service(executable_path=os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
 
