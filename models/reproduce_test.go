@@ -146,11 +146,25 @@ func TestTable3Specs(t *testing.T) {
 		t.Errorf("quick BBGDC protocol %+v", cfg)
 	}
 	t8 := Table8Specs([]string{"cora", "citeseer"}, false)
-	if len(t8) != 10 || t8[0].Config != "bbb" {
-		t.Errorf("Table 8 specs %+v: want bbb × 2 datasets × 5 seeds", t8)
+	if len(t8) != 30 || t8[0].Config != "bbb" || t8[5].Config != "bbb(10)" || t8[10].Config != "bbb(100)" || t8[15].Dataset != "citeseer" {
+		t.Errorf("Table 8 specs %+v: want bbb, bbb(10), bbb(100) × 5 seeds × 2 datasets", t8)
 	}
-	if m, err := ModelFor(t8[0]); err != nil || m.(*BBB).Layers != 2 {
-		t.Errorf("bbb: %v, %v", m, err)
+	if q := Table8Specs([]string{"cora"}, true); len(q) != 1 || q[0].Config != "bbb" || q[0].Seed != 1 {
+		t.Errorf("quick Table 8 specs %+v: want bbb, seed 1", q)
+	}
+	for _, tc := range []struct {
+		config string
+		prior  float64
+	}{{"bbb", 1}, {"bbb(10)", 10}, {"bbb(100)", 100}, {"bbb(0.5)", 0.5}} {
+		m, err := ModelFor(RunSpec{Table: "table8", Dataset: "cora", Config: tc.config, Layers: 2})
+		if err != nil || m.(*BBB).Layers != 2 || m.(*BBB).PriorSigma != tc.prior {
+			t.Errorf("%s: %v, %v; want a 2-layer BBB with prior σ %g", tc.config, m, err, tc.prior)
+		}
+	}
+	for _, bad := range []string{"bbb(0)", "bbb(-1)", "bbb(x)", "bbb(1", "bbbb", "bbb(inf)"} {
+		if _, err := ModelFor(RunSpec{Table: "table8", Dataset: "cora", Config: bad, Layers: 2}); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("config %q: got %v, want an error naming it", bad, err)
+		}
 	}
 	if cfg, want := ProtocolFor(t8[0]), BBBTrainConfig(); cfg.LearningRate != want.LearningRate || cfg.Epochs != want.Epochs || cfg.MCSamples != want.MCSamples {
 		t.Errorf("Table 8 protocol %+v, want BBBTrainConfig", cfg)

@@ -34,6 +34,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "results", "results directory (records go under it; existing ones are kept and skipped)")
 	configs := fs.String("configs", "", "only these comma-separated configurations (rows), e.g. deterministic,normal(1,0.8)")
 	depths := fs.String("layers", "", "only these comma-separated depths, e.g. 2,4")
+	seedList := fs.String("seeds", "", "only these comma-separated seeds, e.g. 1,2")
 	htmlOut := fs.String("html", "", "also write the paper-vs-ours table as HTML to this file")
 	jobs := fs.Int("jobs", min(2, runtime.NumCPU()), "runs trained at the same time (the pure-Go backend keeps most operations on one core: use about one job per core)")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -79,7 +80,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usageError(fmt.Sprintf("reproduce: unknown table %q (available: table2, table3, table4, table5, table6, table7, table8, figure5)", table))
 	}
-	specs, err := filterSpecs(specs, *configs, *depths)
+	specs, err := filterSpecs(specs, *configs, *depths, *seedList)
 	if err != nil {
 		return err
 	}
@@ -127,9 +128,10 @@ func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir
 	return writeFileAtomic(htmlPath, []byte(b.String()))
 }
 
-// filterSpecs keeps the specs whose configuration is in configs and whose depth is in depths
-// (comma-separated lists; empty keeps all). A name that matches nothing is a usage error.
-func filterSpecs(specs []models.RunSpec, configs, depths string) ([]models.RunSpec, error) {
+// filterSpecs keeps the specs whose configuration is in configs, whose depth is in depths and
+// whose seed is in seeds (comma-separated lists; empty keeps all). A selection that matches
+// nothing is a usage error.
+func filterSpecs(specs []models.RunSpec, configs, depths, seeds string) ([]models.RunSpec, error) {
 	keep := func(list, v string) bool {
 		if list == "" {
 			return true
@@ -143,12 +145,12 @@ func filterSpecs(specs []models.RunSpec, configs, depths string) ([]models.RunSp
 	}
 	var out []models.RunSpec
 	for _, s := range specs {
-		if keep(configs, s.Config) && keep(depths, fmt.Sprint(s.Layers)) {
+		if keep(configs, s.Config) && keep(depths, fmt.Sprint(s.Layers)) && keep(seeds, fmt.Sprint(s.Seed)) {
 			out = append(out, s)
 		}
 	}
 	if len(out) == 0 {
-		return nil, usageError(fmt.Sprintf("reproduce: -configs %q -layers %q select no run", configs, depths))
+		return nil, usageError(fmt.Sprintf("reproduce: -configs %q -layers %q -seeds %q select no run", configs, depths, seeds))
 	}
 	return out, nil
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stagnb/stagnb/models"
 )
 
 func TestReproduceErrors(t *testing.T) {
@@ -20,6 +22,7 @@ func TestReproduceErrors(t *testing.T) {
 		{[]string{"reproduce", "table2", "-configs", "normal(9,9)"}, "select no run"},
 		{[]string{"reproduce", "table4", "-datasets", "cora"}, "table4 has the molecule datasets"},
 		{[]string{"reproduce", "table2", "-jobs", "0"}, "-jobs 0: want at least 1"},
+		{[]string{"reproduce", "table8", "-seeds", "9"}, `-seeds "9" select no run`},
 		{[]string{"reproduce", "table3", "-datasets", "esol"}, "esol is in table2 and table4 only"},
 	} {
 		code, _, stderr := stag(t, tc.args...)
@@ -77,5 +80,23 @@ func TestReproduceComparison(t *testing.T) {
 	b, err := os.ReadFile(html)
 	if err != nil || !strings.Contains(string(b), "<table") || !strings.Contains(string(b), "79.34") {
 		t.Errorf("-html file: %v\n%s", err, b)
+	}
+}
+
+func TestFilterSpecs(t *testing.T) {
+	specs := models.Table8Specs([]string{"cora"}, false) // 3 configs × 5 seeds
+	for _, tc := range []struct {
+		configs, layers, seeds string
+		want                   int
+	}{
+		{"", "", "", 15},
+		{"bbb(10)", "", "", 5},
+		{"bbb,bbb(100)", "2", "1,3", 4},
+		{"", "", "5", 3},
+	} {
+		got, err := filterSpecs(specs, tc.configs, tc.layers, tc.seeds)
+		if err != nil || len(got) != tc.want {
+			t.Errorf("configs %q layers %q seeds %q: %d specs (%v), want %d", tc.configs, tc.layers, tc.seeds, len(got), err, tc.want)
+		}
 	}
 }
