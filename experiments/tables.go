@@ -114,13 +114,27 @@ func TableRecords(backend compute.Backend, s Settings, table string) ([]models.R
 	return Records(backend, specs, command)
 }
 
-// paperRow is the paper's row key of a reproduce config: Table 3's "vi:rc" is "stag_vi_rc";
-// the other configs are the paper's keys already.
+// paperRow is the paper's row key of a reproduce config: Table 3's "vi:rc" is "stag_vi_rc", and
+// Table 8's runs with another prior, "bbb(σ)", compare with the paper's "bbb", whose prior was
+// tuned and not reported; the other configs are the paper's keys already.
 func paperRow(config string) string {
 	if p, ok := strings.CutPrefix(config, "vi:"); ok {
 		return "stag_vi_" + p
 	}
+	if strings.HasPrefix(config, "bbb(") {
+		return "bbb"
+	}
 	return config
+}
+
+// priorLabel names the prior of a "bbb(σ)" config ("BBB, prior N(0, 100²)"), which the paper's
+// row label would not tell apart from "bbb".
+func priorLabel(config string) (string, bool) {
+	sigma, ok := strings.CutPrefix(config, "bbb(")
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("BBB, prior N(0, %s²)", strings.TrimSuffix(sigma, ")")), true
 }
 
 // metricOf returns a record's test metric in the paper's units (accuracy in %, or RMSE) and
@@ -170,6 +184,9 @@ func Comparisons(recs []models.Record) []paper.Comparison {
 		if _, err := fmt.Sscanf(k.table, "table%d", &number); err == nil {
 			if e, ok := paper.Lookup(number, k.dataset, paperRow(k.config), fmt.Sprintf("layers=%d", k.layers), metrics[k]); ok {
 				c.Paper, c.HavePaper = e, true
+				if label, ok := priorLabel(k.config); ok {
+					c.Config = fmt.Sprintf("%s, %d layers", label, k.layers)
+				}
 			}
 		}
 		if !c.HavePaper {

@@ -60,13 +60,14 @@ func TestComparisons(t *testing.T) {
 		node("table2", "normal(1,0.8)", 2, 1, 0.80), node("table2", "normal(1,0.8)", 2, 2, 0.82),
 		node("table3", "vi:rc", 2, 1, 0.81),
 		node("table8", "bbb", 2, 1, 0.70),
+		node("table8", "bbb(100)", 2, 1, 0.79),
 		node("table2", "normal(1,0.8)", 3, 1, 0.75), // the paper has no 3-layer column
 		{Spec: models.RunSpec{Table: "table2", Dataset: "esol", Config: "deterministic", Layers: 2, Seed: 1},
 			Regression: &models.GraphResult{TestRMSE: 0.65}},
 	}
 	cs := Comparisons(recs)
-	if len(cs) != 5 {
-		t.Fatalf("%d comparisons, want 5", len(cs))
+	if len(cs) != 6 {
+		t.Fatalf("%d comparisons, want 6", len(cs))
 	}
 	want := []struct {
 		havePaper      bool
@@ -78,6 +79,7 @@ func TestComparisons(t *testing.T) {
 		{true, "normal(1,0.8)", paper.MetricAccuracy, 81, 1, 2, ""},
 		{true, "stag_vi_rc", paper.MetricAccuracy, 81, 0, 1, ""},
 		{true, "bbb", paper.MetricAccuracy, 70, 0, 1, ""},
+		{true, "bbb", paper.MetricAccuracy, 79, 0, 1, ""},
 		{false, "", paper.MetricAccuracy, 75, 0, 1, "cora"},
 		{true, "deterministic", paper.MetricRMSE, 0.65, 0, 1, ""},
 	}
@@ -95,7 +97,7 @@ func TestComparisons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"| dataset | config | paper (mean ± std) | ours (mean ± std) |", "81.00 ± 1.00", "| Cora | BBB |"} {
+	for _, s := range []string{"| dataset | config | paper (mean ± std) | ours (mean ± std) |", "81.00 ± 1.00", "| Cora | BBB |", "| Cora | BBB, prior N(0, 100²), 2 layers | 79.28 ± 1.17 | 79.00 |"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("the Markdown has no %q:\n%s", s, md)
 		}
