@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/stagnb/stagnb/models"
 	"github.com/stagnb/stagnb/stagnb"
@@ -203,6 +204,7 @@ func runPeer(python, script, device string, threads int, dataset string, selfLoo
 		}
 		r["command"] = command
 		r["commit"] = models.SourceRevision()
+		r["time"] = time.Now().UTC().Format(time.RFC3339)
 		b, err := json.Marshal(r)
 		if err != nil {
 			return nil, err
