@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -248,7 +249,7 @@ func benchMarkdown(lines [][]byte) (string, error) {
 		} else {
 			ours[k] = r
 		}
-		if !containsKey(order, k) {
+		if !slices.Contains(order, k) {
 			order = append(order, k)
 		}
 	}
@@ -297,13 +298,4 @@ func benchMarkdown(lines [][]byte) (string, error) {
 		b.WriteString("\n" + strings.Join(devices, "; ") + ".\n")
 	}
 	return b.String(), nil
-}
-
-func containsKey[K comparable](list []K, k K) bool {
-	for _, x := range list {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }
