@@ -108,7 +108,7 @@ func (m *BBB) Logits(scope *model.Scope, g *Graph, task *NodeTask) *Node {
 		if l == 0 {
 			xw = task.Features.DenseMatMul(w)
 		} else {
-			xw = MatMul(h, w)
+			xw = stagnb.MatMulPadded(h, w)
 		}
 		h = Add(stagnb.StochasticAggregate(ls, xw, edges, stagnb.AggSum, norm, nil), Reshape(b, 1, out))
 		if l < m.Layers-1 {

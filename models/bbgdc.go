@@ -134,7 +134,7 @@ func (m *BBGDC) Logits(scope *model.Scope, g *Graph, task *NodeTask) *Node {
 				zb := m.masks(ls, g, pi, shapes.Make(dtypes.Float32, e, blocks, 1), hardMasks)
 				z = Reshape(BroadcastToDims(zb, e, blocks, in/blocks), e, in)
 			}
-			h = MatMul(maskedAggregate(h, edges, norm, z), w)
+			h = stagnb.MatMulPadded(maskedAggregate(h, edges, norm, z), w)
 		}
 		h = Add(h, Reshape(b, 1, out))
 		if l < m.Layers-1 {

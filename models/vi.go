@@ -274,7 +274,7 @@ func (m *VIGCN) Logits(scope *model.Scope, g *Graph, task *NodeTask) *Node {
 					zRest = z
 				}
 			}
-			h = MatMul(weightedAggregate(h, vg.edges, z, sparse.Norm()), w)
+			h = stagnb.MatMulPadded(weightedAggregate(h, vg.edges, z, sparse.Norm()), w)
 		}
 		h = Add(h, Reshape(b, 1, out))
 		if l < m.Layers-1 {
@@ -494,7 +494,7 @@ func (vg *viGraph) gridAt(l int) qGrid {
 		out := vg.headOut(l)
 		wm, bm := vg.head(vg.m.group(l), "mu", out)
 		ws, bs := vg.head(vg.m.group(l), "log_sigma", out)
-		q = qGrid{Add(MatMul(vg.emb, wm), Reshape(bm, 1, out)), Add(MatMul(vg.emb, ws), Reshape(bs, 1, out))}
+		q = qGrid{Add(stagnb.MatMulPadded(vg.emb, wm), Reshape(bm, 1, out)), Add(stagnb.MatMulPadded(vg.emb, ws), Reshape(bs, 1, out))}
 	default:
 		exceptions.Panicf("models.VIGCN: unknown posterior %d", vg.m.Posterior)
 	}

@@ -106,7 +106,7 @@ func (m *VIGraphRegressor) Predict(scope *model.Scope, g *Graph, b *GraphBatch, 
 		ls := scope.At("layer_%d", l).At("gcn")
 		w := ls.WithInitializer(initializer.XavierUniformFn(ls)).VariableWithShape("weights", shapes.Make(dtypes.Float32, in, m.Hidden)).NodeValue(g)
 		bias := ls.WithInitializer(initializer.Zero).VariableWithShape("bias", shapes.Make(dtypes.Float32, m.Hidden)).NodeValue(g)
-		h = Add(MatMul(weightedAggregate(h, edges, z, stagnb.NormBoth), w), Reshape(bias, 1, m.Hidden))
+		h = Add(stagnb.MatMulPadded(weightedAggregate(h, edges, z, stagnb.NormBoth), w), Reshape(bias, 1, m.Hidden))
 		if l < m.Layers-1 {
 			h = act(h)
 		}
@@ -149,7 +149,7 @@ func (m *VIGraphRegressor) params(vi *model.Scope, g *Graph, l, in int, emb *Nod
 		}
 		linear := func(name string) *Node {
 			w, b := viHead(vi, g, l == 0, name, emb, out, m.Hyper)
-			return Add(MatMul(emb, w), Reshape(b, 1, out))
+			return Add(stagnb.MatMulPadded(emb, w), Reshape(b, 1, out))
 		}
 		return linear("mu"), linear("log_sigma")
 	}

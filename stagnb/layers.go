@@ -253,13 +253,13 @@ func (c *GCNConfig) Done() *Node {
 		case c.sparse != nil:
 			xw = c.sparse.DenseMatMul(w)
 		default:
-			xw = MatMul(x, w)
+			xw = MatMulPadded(x, w)
 		}
 		h = StochasticAggregate(c.scope, xw, c.edges, AggSum, c.norm, c.noise)
 	case c.sparse != nil:
 		h = c.sparse.aggregateMatMul(c.scope, c.edges, c.noise, keep, w)
 	default:
-		h = MatMul(StochasticAggregate(c.scope, x, c.edges, AggSum, c.norm, c.noise), w)
+		h = MatMulPadded(StochasticAggregate(c.scope, x, c.edges, AggSum, c.norm, c.noise), w)
 	}
 	if c.useBias {
 		h = Add(h, bias(c.scope, g, dtype, c.out))
@@ -314,7 +314,7 @@ func (c *SAGEConfig) Activation(fn func(*Node) *Node) *SAGEConfig { c.activation
 // Done builds the layer and returns its output `[num_nodes, out]`.
 func (c *SAGEConfig) Done() *Node {
 	neigh := StochasticAggregate(c.scope, c.x, c.edges, c.agg, NormNone, c.noise)
-	h := Add(MatMul(c.x, weight(c.scope, "self", c.x, c.out)), MatMul(neigh, weight(c.scope, "neigh", c.x, c.out)))
+	h := Add(MatMulPadded(c.x, weight(c.scope, "self", c.x, c.out)), MatMulPadded(neigh, weight(c.scope, "neigh", c.x, c.out)))
 	h = Add(h, bias(c.scope, c.x.Graph(), c.x.DType(), c.out))
 	if c.activation != nil {
 		h = c.activation(h)
@@ -384,7 +384,7 @@ func (c *GINConfig) Done() *Node {
 	if c.apply != nil {
 		h = c.apply(c.scope, h)
 	} else {
-		h = Add(MatMul(h, weight(c.scope, "weights", c.x, c.out)), bias(c.scope, c.x.Graph(), c.x.DType(), c.out))
+		h = Add(MatMulPadded(h, weight(c.scope, "weights", c.x, c.out)), bias(c.scope, c.x.Graph(), c.x.DType(), c.out))
 	}
 	if c.activation != nil {
 		h = c.activation(h)

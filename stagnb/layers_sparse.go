@@ -343,5 +343,5 @@ func GINHiddenApply(width, out int, act func(*Node) *Node) func(scope *model.Sco
 
 // linearIn is h·W + b with "weights" and "bias" in scope (h is `[num_nodes, in]`).
 func linearIn(scope *model.Scope, h *Node, out int) *Node {
-	return Add(MatMul(h, weight(scope, "weights", h, out)), bias(scope, h.Graph(), h.DType(), out))
+	return Add(MatMulPadded(h, weight(scope, "weights", h, out)), bias(scope, h.Graph(), h.DType(), out))
 }

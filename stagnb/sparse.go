@@ -213,6 +213,9 @@ func (s *SparseInput) droppedMatMul(keep, w *Node) *Node {
 // backend the autodiff form transposes a at every step, which for Cora's features costs more
 // than the product itself.
 func matMulWithTransposed(a, w *Node, aT func() *Node) *Node {
+	if padded := padColumns(w); padded != w { // see MatMulPadded
+		return Slice(matMulWithTransposed(a, padded, aT), AxisRange(), AxisRange(0, w.Shape().Dimensions[1]))
+	}
 	g := w.Graph()
 	n, f, h := a.Shape().Dimensions[0], a.Shape().Dimensions[1], w.Shape().Dimensions[1]
 	// The gradient reaches w through q, an identity whose custom gradient is aᵀ·v. q has
