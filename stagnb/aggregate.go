@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
@@ -151,11 +152,23 @@ func StochasticAggregate(scope *model.Scope, x *Node, edges *Edges, agg Aggregat
 	default:
 		exceptions.Panicf("stagnb.StochasticAggregate: unknown normalisation %d (want NormBoth, NormRight, NormLeft or NormNone)", norm)
 	}
-	messages := Gather(x, edges.Src)
-	if z := noise.Weights(scope, edges, x.Shape().Dimensions[1], dtype); z != nil {
-		messages = Mul(messages, z)
+	z := noise.Weights(scope, edges, x.Shape().Dimensions[1], dtype)
+	var a *Node
+	if (agg == AggSum || agg == AggMean) && fastRowGather(x) && (noise == nil || noise.Dist.Kind != DistGiven) {
+		// z draws nothing that needs a gradient: the SUM and its gradient are built by hand
+		// with row gathers that the pure-Go backend copies in 64-bit words (see sumMessages).
+		a = sumMessages(x, edges, z)
+		if agg == AggMean {
+			c := x.Shape().Dimensions[1]
+			a = Div(a, MaxScalar(BroadcastToDims(ConvertDType(edges.InDegree, dtype), edges.NumNodes, c), 1))
+		}
+	} else {
+		messages := Gather(x, edges.Src)
+		if z != nil {
+			messages = Mul(messages, z)
+		}
+		a = Aggregate(messages, edges, agg)
 	}
-	a := Aggregate(messages, edges, agg)
 	switch norm {
 	case NormBoth:
 		a = Mul(a, degreePow(edges.InDegree, -0.5, dtype))
@@ -163,4 +176,48 @@ func StochasticAggregate(scope *model.Scope, x *Node, edges *Edges, agg Aggregat
 		a = Mul(a, degreePow(edges.InDegree, -1, dtype))
 	}
 	return a
+}
+
+// sumMessages returns Σ_{u→v} z_uv ⊙ x_u at every node v (`[num_nodes, C]`) for node features x
+// (`[num_nodes, C]`) and weights z (broadcastable to `[num_edges, C]`, nil for none) that receive
+// no gradient. Its gradient with respect to x is the same sum over the reversed edges,
+// Σ_{u→v} z_uv ⊙ v_v at every u: the messages are gathered with gatherRows in both directions,
+// where autodiff's backward pass would gather v with an element-by-element Gather.
+func sumMessages(x *Node, edges *Edges, z *Node) *Node {
+	g := x.Graph()
+	weigh := func(m *Node) *Node {
+		if z == nil {
+			return m
+		}
+		return Mul(m, StopGradient(z))
+	}
+	out := shapes.Make(x.DType(), edges.NumNodes, x.Shape().Dimensions[1])
+	sum := ScatterSum(Zeros(g, out), edges.Dst, weigh(gatherRows(x, edges.Src)), false, false)
+	// q is an identity on x whose custom gradient maps v = ∂L/∂sum (same shape as x) to ∂L/∂x;
+	// q − StopGradient(q) adds zero to the output.
+	q := IdentityWithCustomGradient(x, func(_, v *Node) *Node {
+		return ScatterSum(Zeros(g, out), edges.Src, weigh(gatherRows(v, edges.Dst)), false, false)
+	})
+	return Add(sum, Sub(q, StopGradient(q)))
+}
+
+// fastRowGather reports whether gatherRows copies x's rows in 64-bit words: float32 rows of even
+// width on the pure-Go backend.
+func fastRowGather(x *Node) bool {
+	return x.Graph().Backend().String() == "go" && x.DType() == dtypes.Float32 && x.Rank() == 2 && x.Shape().Dimensions[1]%2 == 0
+}
+
+// gatherRows returns Gather(x, idx) for x `[num_rows, C]` and idx `[k, 1]`, with no gradient. The
+// pure-Go backend's Gather copies one element at a time; when fastRowGather(x) holds, the rows are
+// reinterpreted as C/2 64-bit words and gathered as such, which copies the same bytes in half the
+// steps (Cora's [13264, 128] messages: 24 ms → 9 ms on a 2-core AVX2 host).
+func gatherRows(x, idx *Node) *Node {
+	x = StopGradient(x)
+	if !fastRowGather(x) {
+		return Gather(x, idx)
+	}
+	n, c, k := x.Shape().Dimensions[0], x.Shape().Dimensions[1], idx.Shape().Dimensions[0]
+	words := Bitcast(Reshape(x, n, c/2, 2), dtypes.Uint64)
+	// Bitcast has no gradient: autodiff must not reach it even with its input stopped.
+	return StopGradient(Reshape(Bitcast(Gather(words, idx), dtypes.Float32), k, c))
 }
