@@ -20,6 +20,10 @@ func TestSumMessagesEqualsGatherScatter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Finalize()
+	if b.String() != "go" {
+		// Only the pure-Go backend takes this path, and a GPU's ScatterSum may add in any order.
+		t.Skipf("sumMessages is the pure-Go backend's path; this backend is %s", b)
+	}
 	// 7 nodes, 16 edges (node 6 receives nothing), in an order neither sorted by source nor by
 	// destination.
 	src := []int32{0, 3, 1, 2, 5, 4, 0, 1, 6, 2, 3, 5, 6, 4, 1, 0}
@@ -71,7 +75,7 @@ func TestSumMessagesEqualsGatherScatter(t *testing.T) {
 					}
 					paths[i] = exec.MustExec(xt)
 				}
-				wantFast := b.String() == "go" && dtype == dtypes.Float32 && c%2 == 0
+				wantFast := dtype == dtypes.Float32 && c%2 == 0
 				if fast != wantFast {
 					t.Errorf("%s, width %d: fastRowGather = %v, want %v", dtype, c, fast, wantFast)
 				}
