@@ -27,6 +27,8 @@
 //     deterministic multiset aggregators.
 //   - NewBackend chooses the compute backend: $GOMLX_BACKEND, else XLA with a CUDA PJRT plugin when
 //     an NVIDIA GPU is present, else the pure-Go backend ("go:parallelism=-1").
+//   - MatMulPadded is graph.MatMul for weights with few output columns (class logits), which the
+//     pure-Go backend would otherwise multiply in a scalar loop; the layers use it.
 //
 // # Where the noise sits (Placement)
 //
