@@ -433,9 +433,9 @@ type ReproduceOptions struct {
 	// Progress, if set, receives a progress bar per run (see the progress package: in place on a
 	// terminal, a line per tenth in logs, an updating line in a notebook).
 	Progress io.Writer
-	// Jobs is the number of runs trained at the same time (≤ 1: one after the other). The pure-Go
-	// backend runs most operations on one core, so on a CPU two or more jobs finish a grid sooner;
-	// with several jobs the bars are written a line per tenth (progress.Lines).
+	// Jobs is the number of runs trained at the same time (≤ 1: one after the other). With several
+	// jobs the bars are written a line per tenth (progress.Lines). On a CPU one run already spreads
+	// its matmuls and independent operations over the cores, so more jobs than cores ÷ 2 rarely help.
 	Jobs int
 }
 
