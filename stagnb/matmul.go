@@ -12,25 +12,23 @@ const matMulColumnBlock = 16
 
 // MatMulPadded returns x·w (x `[n, k]`, w `[k, out]`) like graph.MatMul. On the pure-Go backend it
 // pads w with zero columns to a multiple of 16 and slices the product back to out columns, so
-// that narrow outputs (class logits, a regression's single output) run in the SIMD kernels
-// instead of a scalar loop, forward and backward; the zero columns add nothing to any result or
-// gradient. Other backends get graph.MatMul unchanged.
+// that narrow outputs (class logits) run in the SIMD kernels instead of a scalar loop, forward and
+// backward; the zero columns add nothing to any result or gradient. Other backends, and operands
+// that are not matrices, get graph.MatMul unchanged.
 func MatMulPadded(x, w *Node) *Node {
-	out := w.Shape().Dimensions[w.Rank()-1]
 	padded := padColumns(w)
-	if padded == w {
+	if padded == w || x.Rank() != 2 {
 		return MatMul(x, w)
 	}
-	return Slice(MatMul(x, padded), AxisRange(), AxisRange(0, out))
+	return Slice(MatMul(x, padded), AxisRange(), AxisRange(0, w.Shape().Dimensions[1]))
 }
 
-// padColumns returns w (`[k, out]`) with zero columns appended up to a multiple of
+// padColumns returns the matrix w (`[k, out]`) with zero columns appended up to a multiple of
 // matMulColumnBlock on the pure-Go backend, or w itself when no padding is needed.
 func padColumns(w *Node) *Node {
-	out := w.Shape().Dimensions[w.Rank()-1]
-	if w.Rank() != 2 || out%matMulColumnBlock == 0 || w.Graph().Backend().String() != "go" {
+	if w.Rank() != 2 || w.Shape().Dimensions[1]%matMulColumnBlock == 0 || w.Graph().Backend().String() != "go" {
 		return w
 	}
-	extra := matMulColumnBlock - out%matMulColumnBlock
+	extra := matMulColumnBlock - w.Shape().Dimensions[1]%matMulColumnBlock
 	return Pad(w, ScalarZero(w.Graph(), w.DType()), PadAxis{}, PadAxis{End: extra})
 }
