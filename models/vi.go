@@ -221,6 +221,8 @@ type viGraph struct {
 	m        *VIGCN
 	edges    *stagnb.Edges
 	emb      *Node         // `[E, 2H]` = concat(h_src, h_dst) of the encoder, amortised posteriors only
+	nodeEmb  *Node         // `[N, H]`: the encoder's h, amortised posteriors only
+	heads    map[int]*Node // per parameter group: h·[W_μ top | W_μ bottom | W_logσ top | W_logσ bottom] (PosteriorREC)
 	pairMu   *Node         // `[P]` layer 0's μ at the (edge, non-zero feature) pairs
 	pairLogS *Node         // `[P]` layer 0's log σ at the pairs
 	grid     map[int]qGrid // per layer ≥ 1 (amortised: key 1 for all of them)
@@ -374,9 +376,10 @@ func (m *VIGCN) graphState(scope *model.Scope, g *Graph, task *NodeTask) *viGrap
 	if vg, ok := cache[m]; ok && vg.task == task {
 		return vg
 	}
-	vg := &viGraph{scope: scope, task: task, m: m, edges: task.Edges.Const(g), grid: map[int]qGrid{}}
+	vg := &viGraph{scope: scope, task: task, m: m, edges: task.Edges.Const(g), grid: map[int]qGrid{}, heads: map[int]*Node{}}
 	if m.Posterior.Amortised() {
-		vg.emb = m.encode(scope.At("vi"), vg.edges, task)
+		vg.nodeEmb = m.encode(scope.At("vi"), vg.edges, task)
+		vg.emb = Concatenate([]*Node{Gather(vg.nodeEmb, vg.edges.Src), Gather(vg.nodeEmb, vg.edges.Dst)}, 1)
 	}
 	edge, col := task.Features.PairIndices(g)
 	vg.pairMu, vg.pairLogS = vg.paramsAt(0, edge, col)
@@ -385,15 +388,14 @@ func (m *VIGCN) graphState(scope *model.Scope, g *Graph, task *NodeTask) *viGrap
 }
 
 // encode runs the deterministic encoder (two GCN layers in → H → H with activation, no noise, on
-// the same graph and the raw features) and returns the edge embeddings concat(h_src, h_dst)
-// `[E, 2H]`.
+// the same graph and the raw features) and returns the node embeddings h `[N, H]`; an edge's
+// embedding is concat(h_src, h_dst) `[2H]`.
 func (m *VIGCN) encode(scope *model.Scope, edges *stagnb.Edges, task *NodeTask) *Node {
 	act := activationFn(m.Activation)
 	h := stagnb.NewGCNFromSparse(scope.At("encoder_0"), task.Features, edges, m.Hidden).
 		Noise(nil).Placement(stagnb.DGLOrder).Activation(act).Done()
-	h = stagnb.NewGCN(scope.At("encoder_1"), h, edges, m.Hidden).
+	return stagnb.NewGCN(scope.At("encoder_1"), h, edges, m.Hidden).
 		Noise(nil).Norm(task.Features.Norm()).Placement(stagnb.DGLOrder).Activation(act).Done()
-	return Concatenate([]*Node{Gather(h, edges.Src), Gather(h, edges.Dst)}, 1)
 }
 
 // group is the parameter group of layer l: per layer for PosteriorRC, first/rest heads for the
@@ -507,15 +509,23 @@ func (vg *viGraph) gridAt(l int) qGrid {
 func (vg *viGraph) paramsAt(l int, edge, col *Node) (mu, logSigma *Node) {
 	k := edge.Shape().Dimensions[0]
 	if vg.m.Posterior == PosteriorREC {
-		// μ[e, c] = emb[e] · W[:, c] + b[c]: gather the K embedding rows and weight columns.
-		out := vg.headOut(l)
-		rows := Gather(vg.emb, edge) // [K, 2H]
-		at := func(name string) *Node {
-			w, b := vg.head(vg.m.group(l), name, out)
-			cols := Gather(Transpose(w, 0, 1), col) // [K, 2H]
-			return Add(ReduceSum(Mul(rows, cols), -1), Reshape(Gather(Reshape(b, out, 1), col), k))
+		// μ[e, c] = emb[e]·W[:, c] + b[c] = h[src_e]·W_top[:, c] + h[dst_e]·W_bottom[:, c] + b[c]:
+		// one [N, H]·[H, 4·out] matmul for both heads, then four scalars per position. (Gathering
+		// K embedding rows and weight columns instead moves K·2H values each way: 61M for Cora's
+		// pairs, and as many again in the backward pass.)
+		group, out := vg.m.group(l), vg.headOut(l)
+		a := vg.nodeHeads(group, out)
+		src, dst := Gather(vg.edges.Src, edge), Gather(vg.edges.Dst, edge) // [K, 1]
+		pick := func(nodes *Node, offset int) *Node {
+			return Gather(a, Concatenate([]*Node{nodes, AddScalar(col, offset)}, 1)) // [K]
 		}
-		return at("mu"), at("log_sigma")
+		bias := func(name string) *Node {
+			_, b := vg.head(group, name, out)
+			return Reshape(Gather(Reshape(b, out, 1), col), k)
+		}
+		mu = Add(Add(pick(src, 0), pick(dst, out)), bias("mu"))
+		logSigma = Add(Add(pick(src, 2*out), pick(dst, 3*out)), bias("log_sigma"))
+		return mu, logSigma
 	}
 	q := vg.gridAt(l)
 	pick := func(x *Node) *Node {
@@ -532,6 +542,24 @@ func (vg *viGraph) paramsAt(l int, edge, col *Node) (mu, logSigma *Node) {
 		return nil
 	}
 	return pick(q.mu), pick(q.logSigma)
+}
+
+// nodeHeads returns h·[W_μ top | W_μ bottom | W_logσ top | W_logσ bottom] `[N, 4·out]` for the
+// amortised heads of a parameter group (W's top half multiplies an edge's source embedding, its
+// bottom half the destination's), built once per graph.
+func (vg *viGraph) nodeHeads(group, out int) *Node {
+	if a, ok := vg.heads[group]; ok {
+		return a
+	}
+	hidden := vg.nodeEmb.Shape().Dimensions[1]
+	var parts []*Node
+	for _, name := range []string{"mu", "log_sigma"} {
+		w, _ := vg.head(group, name, out)
+		parts = append(parts, Slice(w, AxisRange(0, hidden)), Slice(w, AxisRange(hidden, 2*hidden)))
+	}
+	a := MatMul(vg.nodeEmb, Concatenate(parts, 1))
+	vg.heads[group] = a
+	return a
 }
 
 // weightedAggregate returns norm(Σ_{u→v} z_uv ⊙ x_u) `[num_nodes, C]` for per-edge, per-feature

@@ -304,3 +304,55 @@ func TestParsePosteriorAndObjective(t *testing.T) {
 		t.Errorf("Table 9 FreeSolv R^|E| = %+v", h)
 	}
 }
+
+// TestRECParamsAtMatchesDenseGrid checks R^|E|×C's μ and log σ at every position of layer 0's
+// [E, C_in] grid, computed per position from the node embeddings (paramsAt), against the dense
+// grid emb·W + b: they differ by at most twice the float32 bound of a (2H + 1)-term sum,
+// γ_{2H+1}·(|emb|·|W| + |b|), γ_n = n·u/(1 − n·u), u = 2⁻²⁴.
+func TestRECParamsAtMatchesDenseGrid(t *testing.T) {
+	task := viToyTask(t)
+	h, _ := VIHyperparameters("cora", PosteriorREC)
+	const hidden = 5
+	m := &VIGCN{Posterior: PosteriorREC, Objective: VILegacy, Layers: 2, Hidden: hidden, Activation: "tanh", Hyper: h}
+	e, f := task.Edges.NumEdges(), task.Features.NumFeatures()
+	var edgeIdx, colIdx []int32
+	for i := range e {
+		for c := range f {
+			edgeIdx, colIdx = append(edgeIdx, int32(i)), append(colIdx, int32(c))
+		}
+	}
+	k := len(edgeIdx)
+	store := model.NewStore()
+	store.SetParam(model.ParamInitialSeed, int64(3))
+	exec := model.MustNewExec(stagtest.Backend(t), store, func(scope *model.Scope, g *Graph) []*Node {
+		vg := m.graphState(scope, g, task)
+		edge, col := Reshape(Const(g, edgeIdx), k, 1), Reshape(Const(g, colIdx), k, 1)
+		mu, logSigma := vg.paramsAt(0, edge, col)
+		outs := []*Node{mu, logSigma}
+		for _, name := range []string{"mu", "log_sigma"} {
+			w, b := vg.head(m.group(0), name, f)
+			dense := Add(MatMul(vg.emb, w), Reshape(b, 1, f))
+			abs := Add(MatMul(Abs(vg.emb), Abs(w)), Reshape(Abs(b), 1, f))
+			outs = append(outs, Reshape(dense, k), Reshape(abs, k))
+		}
+		return outs
+	})
+	res := exec.MustCall()
+	v := make([][]float32, len(res))
+	for i, r := range res {
+		v[i] = tensors.MustCopyFlatData[float32](r)
+	}
+	n := float64(2*hidden + 1)
+	gamma := n * math.Ldexp(1, -24) / (1 - n*math.Ldexp(1, -24))
+	for j, name := range []string{"μ", "log σ"} {
+		got, dense, abs := v[j], v[2+2*j], v[3+2*j]
+		for i := range k {
+			if d := math.Abs(float64(got[i]) - float64(dense[i])); d > 2*gamma*float64(abs[i]) {
+				t.Errorf("%s at edge %d, feature %d: %g, dense grid %g (difference %g > bound %g)", name, edgeIdx[i], colIdx[i], got[i], dense[i], d, 2*gamma*float64(abs[i]))
+			}
+		}
+		if slices.Equal(got, make([]float32, k)) {
+			t.Errorf("%s: all zero", name)
+		}
+	}
+}
