@@ -81,16 +81,21 @@ type BenchResult struct {
 	Hidden     int    `json:"hidden"`
 	Model      string `json:"model,omitempty"`
 	// Params is the number of trainable parameters.
-	Params      int     `json:"params"`
-	MCSamples   int     `json:"mc_samples,omitempty"`
-	Steps       int     `json:"steps"`
-	MSPerStep   float64 `json:"ms_per_step"`
-	MSMin       float64 `json:"ms_min"`
-	MSMax       float64 `json:"ms_max"`
-	FirstStepMS float64 `json:"first_step_ms"`
-	FinalLoss   float64 `json:"final_loss,omitempty"`
-	PeakRSSMB   float64 `json:"peak_rss_mb"`
-	Seed        int64   `json:"seed"`
+	Params    int     `json:"params"`
+	MCSamples int     `json:"mc_samples,omitempty"`
+	Steps     int     `json:"steps"`
+	MSPerStep float64 `json:"ms_per_step"`
+	MSMin     float64 `json:"ms_min"`
+	MSMax     float64 `json:"ms_max"`
+	// Repeats > 1 says that the method ran in that many processes (`stag bench -repeat`):
+	// MSPerStep is then the median of their medians, listed in MSPerStepRuns in the order they ran,
+	// MSMin and MSMax the extremes over all of them, FirstStepMS the median and PeakRSSMB the largest.
+	Repeats       int       `json:"repeats,omitempty"`
+	MSPerStepRuns []float64 `json:"ms_per_step_runs,omitempty"`
+	FirstStepMS   float64   `json:"first_step_ms"`
+	FinalLoss     float64   `json:"final_loss,omitempty"`
+	PeakRSSMB     float64   `json:"peak_rss_mb"`
+	Seed          int64     `json:"seed"`
 	// Provenance: the command line, the source revision (with "+dirty" for uncommitted changes)
 	// and when the measurement was taken.
 	Command string `json:"command,omitempty"`

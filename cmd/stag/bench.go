@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -42,6 +44,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	peerDevice := fs.String("peer-device", "", "the peer's torch device (default: cuda when torch sees a GPU, else cpu)")
 	peerThreads := fs.Int("peer-threads", 0, "the peer's torch CPU threads (0: torch's default)")
 	markdown := fs.String("markdown", "", "also write a Markdown table of the results (ours beside the peer's) to this file")
+	repeat := fs.Int("repeat", 1, "time each method (and the peer) in this many processes, taking turns, and report the median of their medians: on a busy or noisy machine one process is weak evidence")
 	if err := fs.Parse(args); err != nil {
 		return usageError(err.Error())
 	}
@@ -51,8 +54,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *dataset != "cora" && *dataset != "citeseer" {
 		return usageError(fmt.Sprintf("bench: -dataset %q: want cora or citeseer", *dataset))
 	}
-	if *layers < 1 || *hidden < 1 || *steps < 1 || *warmup < 0 {
-		return usageError("bench: -layers, -hidden and -steps must be ≥ 1, -warmup ≥ 0")
+	if *layers < 1 || *hidden < 1 || *steps < 1 || *warmup < 0 || *repeat < 1 {
+		return usageError("bench: -layers, -hidden, -steps and -repeat must be ≥ 1, -warmup ≥ 0")
 	}
 	if *child >= 0 {
 		if *cpuProfile != "" {
@@ -88,50 +91,76 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	var all bytes.Buffer
 	var lines [][]byte
-	command := "stag " + strings.Join(append([]string{"bench"}, args...), " ")
-	for _, i := range picked {
-		cmd := exec.Command(self, "bench", "-child", fmt.Sprint(i), "-dataset", *dataset,
-			"-layers", fmt.Sprint(*layers), "-hidden", fmt.Sprint(*hidden), "-steps", fmt.Sprint(*steps),
-			"-warmup", fmt.Sprint(*warmup), "-seed", fmt.Sprint(*seed), fmt.Sprintf("-self-loops=%v", *selfLoops))
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("bench: method %s (%s): %w", models.BenchMethods[i].Name, models.BenchMethods[i].FirstPlacement, err)
-		}
-		line, err := withCommand(out.Bytes(), command)
-		if err != nil {
-			return fmt.Errorf("bench: method %s: %w", models.BenchMethods[i].Name, err)
-		}
+	emit := func(line []byte) error {
 		all.Write(line)
 		lines = append(lines, line)
-		if _, err := stdout.Write(line); err != nil {
-			return err
-		}
+		_, err := stdout.Write(line)
+		return err
 	}
+	command := "stag " + strings.Join(append([]string{"bench"}, args...), " ")
+	var pm []peerMethod
 	if *peer != "" {
 		var methods []models.BenchMethod
 		for _, i := range picked {
 			methods = append(methods, models.BenchMethods[i])
 		}
-		pm, skipped, err := peerMethods(methods)
-		if err != nil {
+		var skipped []string
+		if pm, skipped, err = peerMethods(methods); err != nil {
 			return err
 		}
 		if len(skipped) > 0 {
 			fmt.Fprintf(stderr, "bench -peer: no PyTorch Geometric counterpart for %s\n", strings.Join(skipped, ", "))
 		}
-		if len(pm) > 0 {
-			spec := peerSpec{Layers: *layers, Hidden: *hidden, Warmup: *warmup, Steps: *steps, Seed: *seed, Methods: pm}
-			peerLines, err := runPeer(*peer, *peerScript, *peerDevice, *peerThreads, *dataset, *selfLoops, spec, command, stderr)
+	}
+	// The rounds take turns through the methods, so that a slow spell of the machine falls on all
+	// of them alike; each method's line is written once its last run is done.
+	runs := make([][][]byte, len(picked))
+	peerRuns := make([][][]byte, len(pm))
+	for round := range *repeat {
+		last := round == *repeat-1
+		for k, i := range picked {
+			cmd := exec.Command(self, "bench", "-child", fmt.Sprint(i), "-dataset", *dataset,
+				"-layers", fmt.Sprint(*layers), "-hidden", fmt.Sprint(*hidden), "-steps", fmt.Sprint(*steps),
+				"-warmup", fmt.Sprint(*warmup), "-seed", fmt.Sprint(*seed), fmt.Sprintf("-self-loops=%v", *selfLoops))
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, stderr
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("bench: method %s (%s): %w", models.BenchMethods[i].Name, models.BenchMethods[i].FirstPlacement, err)
+			}
+			runs[k] = append(runs[k], out.Bytes())
+			if !last {
+				continue
+			}
+			line, err := combineRuns(runs[k])
+			if err == nil {
+				line, err = withCommand(line, command)
+			}
 			if err != nil {
+				return fmt.Errorf("bench: method %s: %w", models.BenchMethods[i].Name, err)
+			}
+			if err := emit(line); err != nil {
 				return err
 			}
-			for _, line := range peerLines {
-				all.Write(line)
-				lines = append(lines, line)
-				if _, err := stdout.Write(line); err != nil {
-					return err
-				}
+		}
+		if len(pm) == 0 {
+			continue
+		}
+		spec := peerSpec{Layers: *layers, Hidden: *hidden, Warmup: *warmup, Steps: *steps, Seed: *seed, Methods: pm}
+		peerLines, err := runPeer(*peer, *peerScript, *peerDevice, *peerThreads, *dataset, *selfLoops, spec, command, stderr)
+		if err != nil {
+			return err
+		}
+		for k, line := range peerLines {
+			peerRuns[k] = append(peerRuns[k], line)
+			if !last {
+				continue
+			}
+			line, err := combineRuns(peerRuns[k])
+			if err != nil {
+				return fmt.Errorf("bench -peer: method %s: %w", pm[k].Name, err)
+			}
+			if err := emit(line); err != nil {
+				return err
 			}
 		}
 	}
@@ -150,6 +179,64 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// combineRuns merges the JSON records of one method timed in several processes (ours or the
+// peer's, in the order they ran): ms_per_step becomes the median of the runs' medians, which
+// ms_per_step_runs lists, ms_min and ms_max the extremes over all runs, first_step_ms the median,
+// the peak memories the largest, and repeats the number of runs; the other fields are the first
+// run's. A single record is returned unchanged. Records of different methods are an error.
+func combineRuns(lines [][]byte) ([]byte, error) {
+	if len(lines) == 1 {
+		return lines[0], nil
+	}
+	recs := make([]map[string]any, len(lines))
+	for i, l := range lines {
+		if err := json.Unmarshal(l, &recs[i]); err != nil {
+			return nil, fmt.Errorf("reading run %d's result %q: %w", i+1, l, err)
+		}
+	}
+	out := maps.Clone(recs[0])
+	for i, r := range recs[1:] {
+		for _, k := range []string{"method", "placement", "impl", "model"} {
+			if fmt.Sprint(r[k]) != fmt.Sprint(out[k]) {
+				return nil, fmt.Errorf("run %d has %s %v, run 1 has %v", i+2, k, r[k], out[k])
+			}
+		}
+	}
+	median := func(v []float64) float64 {
+		v = slices.Sorted(slices.Values(v))
+		return (v[(len(v)-1)/2] + v[len(v)/2]) / 2
+	}
+	for _, c := range []struct {
+		key     string
+		combine func([]float64) float64
+	}{
+		{"ms_per_step", median}, {"ms_min", slices.Min[[]float64]}, {"ms_max", slices.Max[[]float64]},
+		{"first_step_ms", median}, {"peak_rss_mb", slices.Max[[]float64]}, {"peak_device_mb", slices.Max[[]float64]},
+	} {
+		if _, ok := out[c.key]; !ok {
+			continue
+		}
+		vals := make([]float64, len(recs))
+		for i, r := range recs {
+			v, ok := r[c.key].(float64)
+			if !ok {
+				return nil, fmt.Errorf("run %d: %s is %v, not a number", i+1, c.key, r[c.key])
+			}
+			vals[i] = v
+		}
+		if c.key == "ms_per_step" {
+			out["ms_per_step_runs"] = vals
+		}
+		out[c.key] = c.combine(vals)
+	}
+	if _, ok := out["ms_per_step_runs"]; !ok {
+		return nil, fmt.Errorf("the results have no ms_per_step")
+	}
+	out["repeats"] = len(recs)
+	b, err := json.Marshal(out)
+	return append(b, '\n'), err
 }
 
 // withCommand adds the command line to a child's JSON line.

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,7 +32,7 @@ func TestBench(t *testing.T) {
 	outFile := filepath.Join(dir, "bench.jsonl")
 	mdFile := filepath.Join(dir, "bench.md")
 	cmd := exec.Command(bin, "bench", "-methods", "deterministic,stag_normal_mc", "-steps", "2", "-warmup", "0",
-		"-hidden", "16", "-out", outFile, "-markdown", mdFile)
+		"-hidden", "16", "-repeat", "2", "-out", outFile, "-markdown", mdFile)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -57,6 +60,14 @@ func TestBench(t *testing.T) {
 		}
 		if !strings.Contains(r.Command, "bench -methods") || r.Commit == "" || r.Time == "" {
 			t.Errorf("%s: provenance missing: command %q commit %q time %q", r.Method, r.Command, r.Commit, r.Time)
+		}
+		// Two processes: the reported time is the mean of their two medians (the median of two),
+		// within the extremes of all their steps.
+		if r.Repeats != 2 || len(r.MSPerStepRuns) != 2 {
+			t.Errorf("%s: repeats %d, runs %v, want 2 of each", r.Method, r.Repeats, r.MSPerStepRuns)
+		} else if want := (r.MSPerStepRuns[0] + r.MSPerStepRuns[1]) / 2; math.Abs(r.MSPerStep-want) > 1e-9*want ||
+			r.MSMin > min(r.MSPerStepRuns[0], r.MSPerStepRuns[1]) || r.MSMax < max(r.MSPerStepRuns[0], r.MSPerStepRuns[1]) {
+			t.Errorf("%s: ms_per_step %g, min %g, max %g for runs %v", r.Method, r.MSPerStep, r.MSMin, r.MSMax, r.MSPerStepRuns)
 		}
 	}
 	if results[1].MCSamples != 32 || results[0].MCSamples != 0 {
@@ -87,6 +98,7 @@ func TestBenchErrors(t *testing.T) {
 		{[]string{"bench", "-methods", "nosuch"}, `-methods "nosuch" names none of`},
 		{[]string{"bench", "-dataset", "pubmed"}, `-dataset "pubmed"`},
 		{[]string{"bench", "-steps", "0"}, "must be ≥ 1"},
+		{[]string{"bench", "-repeat", "0"}, "must be ≥ 1"},
 		{[]string{"bench", "extra"}, "unexpected arguments"},
 		{[]string{"bench", "-peer", "python3", "-peer-script", "no/such/peer.py"}, "-peer-script no/such/peer.py"},
 	} {
@@ -94,5 +106,61 @@ func TestBenchErrors(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("stag %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestCombineRuns merges one method's records from several processes: the median of the runs'
+// medians (the mean of the middle two for an even count), the extremes of their steps, the largest
+// memory, the runs listed in order; one run stays as it was; runs of different methods, or without
+// a time, are errors.
+func TestCombineRuns(t *testing.T) {
+	rec := func(ms, lo, hi, first, rss float64) string {
+		return fmt.Sprintf(`{"method":"stag_normal","placement":"aggregate_first","ms_per_step":%g,"ms_min":%g,"ms_max":%g,"first_step_ms":%g,"peak_rss_mb":%g,"seed":42}`, ms, lo, hi, first, rss)
+	}
+	for _, tc := range []struct {
+		name                   string
+		runs                   []string
+		ms, lo, hi, first, rss float64
+		runsWant               []float64
+		wantErr                string
+	}{
+		{name: "three", runs: []string{rec(90, 80, 120, 300, 120), rec(70, 66, 75, 280, 130), rec(85, 81, 99, 310, 125)},
+			ms: 85, lo: 66, hi: 120, first: 300, rss: 130, runsWant: []float64{90, 70, 85}},
+		{name: "two", runs: []string{rec(90, 80, 120, 300, 120), rec(70, 66, 75, 280, 130)},
+			ms: 80, lo: 66, hi: 120, first: 290, rss: 130, runsWant: []float64{90, 70}},
+		{name: "other method", runs: []string{rec(90, 80, 120, 300, 120), strings.Replace(rec(70, 66, 75, 280, 130), "aggregate_first", "transform_first", 1)},
+			wantErr: "run 2 has placement transform_first"},
+		{name: "no time", runs: []string{`{"method":"a"}`, `{"method":"a"}`}, wantErr: "no ms_per_step"},
+		{name: "not a number", runs: []string{rec(90, 80, 120, 300, 120), `{"method":"stag_normal","placement":"aggregate_first","ms_per_step":"fast"}`},
+			wantErr: "run 2: ms_per_step is fast"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines := make([][]byte, len(tc.runs))
+			for i, r := range tc.runs {
+				lines[i] = []byte(r)
+			}
+			out, err := combineRuns(lines)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r models.BenchResult
+			if err := json.Unmarshal(out, &r); err != nil {
+				t.Fatalf("%s: %v", out, err)
+			}
+			if r.MSPerStep != tc.ms || r.MSMin != tc.lo || r.MSMax != tc.hi || r.FirstStepMS != tc.first || r.PeakRSSMB != tc.rss ||
+				r.Repeats != len(tc.runs) || !slices.Equal(r.MSPerStepRuns, tc.runsWant) || r.Seed != 42 || r.Method != "stag_normal" {
+				t.Errorf("combined %s", out)
+			}
+		})
+	}
+	one := []byte(rec(90, 80, 120, 300, 120))
+	if out, err := combineRuns([][]byte{one}); err != nil || !bytes.Equal(out, one) {
+		t.Errorf("one run became %s (%v)", out, err)
 	}
 }

@@ -229,6 +229,7 @@ type benchRow struct {
 	MSPerStep float64 `json:"ms_per_step"`
 	PeakRSSMB float64 `json:"peak_rss_mb"`
 	PeakDevMB float64 `json:"peak_device_mb"`
+	Repeats   int     `json:"repeats"`
 }
 
 // benchMarkdown renders JSON lines of `stag bench` (ours, and the peer's where present) as a
@@ -296,6 +297,15 @@ func benchMarkdown(lines [][]byte) (string, error) {
 	}
 	if len(devices) > 0 {
 		b.WriteString("\n" + strings.Join(devices, "; ") + ".\n")
+	}
+	repeats := 0
+	for _, m := range []map[key]benchRow{ours, peer} {
+		for _, r := range m {
+			repeats = max(repeats, r.Repeats)
+		}
+	}
+	if repeats > 1 {
+		fmt.Fprintf(&b, "Each time is the median of %d processes' medians (`-repeat %d`), which took turns.\n", repeats, repeats)
 	}
 	return b.String(), nil
 }

@@ -147,6 +147,16 @@ func TestBenchMarkdown(t *testing.T) {
 	if rows != 4 {
 		t.Errorf("%d table lines, want a header and 3 rows:\n%s", rows, md)
 	}
+	if strings.Contains(md, "median of") {
+		t.Errorf("single runs are described as repeated:\n%s", md)
+	}
+	lines[1] = []byte(`{"method":"stag_normal","placement":"aggregate_first","backend":"go","device":"CPU","params":184455,"ms_per_step":4,"peak_rss_mb":510,"repeats":3,"ms_per_step_runs":[5,4,3]}`)
+	if md, err = benchMarkdown(lines); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Each time is the median of 3 processes' medians (`-repeat 3`)"; !strings.Contains(md, want) {
+		t.Errorf("table lacks %q:\n%s", want, md)
+	}
 }
 
 // TestBenchPeer runs `stag bench -peer` with the Python in $STAGNB_PEER_PYTHON (one with torch and
