@@ -21,8 +21,8 @@ import (
 	"github.com/gomlx/gomlx/ml/model/initializer"
 	"github.com/gomlx/gomlx/ml/train"
 	"github.com/gomlx/gomlx/ml/train/loss"
-	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/stagnb/stagnb/datasets"
+	"github.com/stagnb/stagnb/models"
 	"github.com/stagnb/stagnb/stagnb"
 	"github.com/stagnb/stagnb/stagnb/figures"
 	"gonum.org/v1/plot"
@@ -623,7 +623,7 @@ func trainFigure3(backend compute.Backend, data *figure3Data, agg string, cfg Fi
 	}
 	trainer := train.NewTrainer(backend, store, func(scope *model.Scope, idx *Node) *Node {
 		return m.logits(scope, idx)
-	}, figure3Loss, optimizer.Adam().LearningRate(cfg.LearningRate).Done(), nil, nil)
+	}, figure3Loss, models.PaperAdam(cfg.LearningRate), nil, nil)
 	eval, err := model.NewExec(backend, store, func(scope *model.Scope, idx *Node) *Node {
 		return ArgMax(m.logits(scope, idx), -1)
 	})

@@ -12,7 +12,6 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/train"
 	"github.com/gomlx/gomlx/ml/train/loss"
-	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/stagnb/stagnb/stagnb"
 )
 
@@ -161,7 +160,7 @@ func Bench(backend compute.Backend, task *NodeTask, method BenchMethod, layers, 
 	}
 	trainer := train.NewTrainer(backend, store, func(scope *model.Scope, nodes *Node) *Node {
 		return Gather(m.Logits(scope, nodes.Graph(), task), nodes)
-	}, loss.SparseCategoricalCrossEntropyLogits, optimizer.Adam().LearningRate(5e-3).Done(), nil, nil)
+	}, loss.SparseCategoricalCrossEntropyLogits, PaperAdam(5e-3), nil, nil)
 	step := func() (float64, error) {
 		batch := train.Batch{
 			Inputs: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(slices.Clone(idx), len(idx), 1)},

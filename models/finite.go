@@ -16,6 +16,22 @@ import (
 // every step, whether all trainable variables are finite after the update.
 const finitePath = "/stagnb_checks/params_finite"
 
+// adamEpsilon is Adam's ε in the denominator √v̂ + ε: torch's default, which the paper's code used
+// (GoMLX's default is 1e-7). It matters where gradients are small, as for the weights of rare
+// input features.
+const adamEpsilon = 1e-8
+
+// PaperAdam returns the optimizer of the paper's code: Adam as torch.optim.Adam has it (β₁ = 0.9,
+// β₂ = 0.999, ε = 1e-8) at learning rate lr.
+func PaperAdam(lr float64) optimizer.Interface {
+	return optimizer.Adam().LearningRate(lr).Epsilon(adamEpsilon).Done()
+}
+
+// paperAdam is PaperAdam with the finiteness check of checkedOptimizer.
+func paperAdam(lr float64) checkedOptimizer {
+	return checkedOptimizer{PaperAdam(lr)}
+}
+
 // checkedOptimizer wraps an optimizer and records after each update whether every trainable
 // variable is still finite. A NaN or infinite gradient always shows there: Adam's moments and
 // hence the updated weights become NaN. Reading one scalar per step is all it costs.

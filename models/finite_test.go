@@ -59,3 +59,36 @@ func TestCheckedOptimizerFinite(t *testing.T) {
 		t.Fatalf("healthy step: loss %v, error %v; want loss 1 and no error", l, err)
 	}
 }
+
+// TestPaperAdamEpsilon checks paperAdam's first steps against torch.optim.Adam's update
+// w −= lr·m̂/(√v̂ + ε) with ε = 1e-8, for a gradient (1e-7) small enough that ε shows: the first
+// step is lr·g/(|g| + ε) = lr/1.1, where GoMLX's default ε = 1e-7 would step lr/2.
+func TestPaperAdamEpsilon(t *testing.T) {
+	const lr, grad = 0.1, 1e-7
+	backend := stagtest.Backend(t)
+	store := model.NewStore()
+	trainer := train.NewTrainer(backend, store, func(scope *model.Scope, x *Node) *Node {
+		w := scope.VariableWithValue("w", float64(0)).NodeValue(x.Graph())
+		return Mul(x, w)
+	}, func(_, predictions []*Node) *Node {
+		return ReduceAllSum(predictions[0]) // loss = g·w: the gradient is g at every step
+	}, paperAdam(lr), nil, nil)
+	w := 0.0
+	m, v := 0.0, 0.0
+	for step := 1; step <= 3; step++ {
+		if _, err := trainStep(trainer, train.Batch{
+			Inputs: []*tensors.Tensor{tensors.FromValue([]float64{grad})},
+			Labels: []*tensors.Tensor{tensors.FromValue([]float64{0})},
+		}, store); err != nil {
+			t.Fatal(err)
+		}
+		m = 0.9*m + 0.1*grad
+		v = 0.999*v + 0.001*grad*grad
+		mHat, vHat := m/(1-math.Pow(0.9, float64(step))), v/(1-math.Pow(0.999, float64(step)))
+		w -= lr * mHat / (math.Sqrt(vHat) + 1e-8)
+		got := tensors.ToScalar[float64](store.GetVariable("/w").MustValue())
+		if math.Abs(got-w) > 1e-9 {
+			t.Errorf("step %d: w = %.12g, torch's Adam gives %.12g", step, got, w)
+		}
+	}
+}

@@ -14,7 +14,6 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/train"
 	"github.com/gomlx/gomlx/ml/train/loss"
-	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/stagnb"
 )
@@ -120,7 +119,7 @@ func TrainGraphRegressor(backend compute.Backend, task *GraphTask, m GraphPredic
 			}
 		}
 		return pred
-	}, loss.MeanSquaredError, checkedOptimizer{optimizer.Adam().LearningRate(cfg.LearningRate).Done()}, nil, nil)
+	}, loss.MeanSquaredError, paperAdam(cfg.LearningRate), nil, nil)
 	eval, err := model.NewExec(backend, store, func(scope *model.Scope, g *Graph) []*Node {
 		var outs []*Node
 		for _, b := range []*GraphBatch{task.Val, task.Test} {

@@ -12,7 +12,6 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/train"
 	"github.com/gomlx/gomlx/ml/train/loss"
-	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/stagnb/stagnb/stagnb"
 )
 
@@ -145,7 +144,7 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 			train.AddRegularizationLoss(MulScalar(sq, cfg.WeightDecayFirst/2))
 		}
 		return Gather(logits, nodes)
-	}, loss.SparseCategoricalCrossEntropyLogits, checkedOptimizer{optimizer.Adam().LearningRate(cfg.LearningRate).Done()}, nil, nil)
+	}, loss.SparseCategoricalCrossEntropyLogits, paperAdam(cfg.LearningRate), nil, nil)
 
 	var eval *model.Exec
 	res := &NodeResult{Seed: cfg.Seed, Epochs: cfg.Epochs, BestEpoch: -1}
