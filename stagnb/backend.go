@@ -14,7 +14,7 @@ import (
 	// The two backends we ship: the pure-Go one and XLA/PJRT (without its auto-installer:
 	// we never download a plugin).
 	_ "github.com/gomlx/compute/gobackend"
-	_ "github.com/gomlx/go-xla/compute/xla"
+	"github.com/gomlx/go-xla/compute/xla"
 )
 
 // Environment variables read by the backend chooser (and nowhere else).
@@ -60,8 +60,15 @@ func ChooseBackend() BackendChoice {
 		return BackendChoice{Config: GoBackendConfig,
 			Reason: "NVIDIA GPU found but no CUDA PJRT plugin (set " + PluginEnv + ")"}
 	}
-	return BackendChoice{Config: "xla:" + plugin, Reason: "NVIDIA GPU and CUDA PJRT plugin found"}
+	return BackendChoice{Config: "xla:" + plugin + "," + XLACUDAOptions, Reason: "NVIDIA GPU and CUDA PJRT plugin found"}
 }
+
+// XLACUDAOptions are the go-xla options ChooseBackend adds to a CUDA plugin it found: float32
+// matmuls in full float32 ("tf32=false"). go-xla's default on CUDA is TF32, whose 10-bit mantissa
+// breaks the float32 error bounds our tests check and differs from the paper's runs (a V100, which
+// has no TF32) and from torch, whose matmuls are float32 by default. Set $GOMLX_BACKEND to choose
+// otherwise, e.g. "xla:/path/to/plugin.so" for go-xla's defaults.
+const XLACUDAOptions = "tf32=false"
 
 // NewBackend creates the backend chosen by ChooseBackend and reports the choice (backend,
 // device and reason) with logf; logf may be nil. If an automatically chosen XLA backend
@@ -100,10 +107,15 @@ func DeviceName(b compute.Backend) string {
 	return b.DeviceDescription(0)
 }
 
-// BackendName returns the short name of a backend: "go" or "xla:<plugin>".
+// BackendName returns the short name of a backend: "go" or "xla:<plugin>", with ",tf32" added
+// when the XLA backend runs float32 matmuls in TF32.
 func BackendName(b compute.Backend) string {
 	if p, ok := b.(interface{ PluginName() string }); ok {
-		return b.String() + ":" + filepath.Base(p.PluginName())
+		name := b.String() + ":" + filepath.Base(p.PluginName())
+		if x, ok := b.(*xla.Backend); ok && x.DotGeneralUseTF32 {
+			name += ",tf32"
+		}
+		return name
 	}
 	return b.String()
 }

@@ -27,6 +27,27 @@ func TestChooseBackendWithoutGPU(t *testing.T) {
 	}
 }
 
+// TestChooseBackendWithGPU fakes a GPU (an nvidia-smi that lists one) and a plugin: the chosen
+// XLA configuration names the plugin and asks for full float32 matmuls, not go-xla's TF32.
+func TestChooseBackendWithGPU(t *testing.T) {
+	bin := t.TempDir()
+	smi := "#!/bin/sh\necho 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)'\n"
+	if err := os.WriteFile(filepath.Join(bin, "nvidia-smi"), []byte(smi), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plugin := filepath.Join(t.TempDir(), "xla_cuda_plugin.so")
+	if err := os.WriteFile(plugin, []byte("not really a plugin"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	t.Setenv(BackendEnv, "")
+	t.Setenv(PluginEnv, plugin)
+	got := ChooseBackend()
+	if want := "xla:" + plugin + ",tf32=false"; got.Config != want {
+		t.Fatalf("ChooseBackend() = %+v, want config %q", got, want)
+	}
+}
+
 func TestNewBackendRunsAGraph(t *testing.T) {
 	var logged []string
 	b, err := NewBackend(func(format string, args ...any) {

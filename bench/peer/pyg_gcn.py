@@ -162,6 +162,9 @@ def main():
     args = parse_args()
     if args.threads > 0:
         torch.set_num_threads(args.threads)
+    # Full float32 matmuls, as ours (stagnb.XLACUDAOptions) and torch's own default: no TF32.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     device = torch.device(args.device)
     spec = json.load(open(os.path.join(args.data, "spec.json")))
     load = lambda name: np.load(os.path.join(args.data, name + ".npy"))
@@ -231,7 +234,7 @@ def main():
             "placement": method["placement"], "placement_other_layers": method["placement_other_layers"],
             "noise": method.get("noise_text", ""),
             "backend": "pytorch-geometric %s (torch %s)" % (torch_geometric.__version__, torch.__version__),
-            "device": device_name, "threads": torch.get_num_threads(),
+            "device": device_name, "threads": torch.get_num_threads(), "tf32": False,
             "dataset": spec.get("dataset", ""), "nodes": num_nodes, "edges": int(src.shape[0]),
             "layers": spec["layers"], "hidden": spec["hidden"],
             "params": sum(p.numel() for p in model.parameters() if p.requires_grad),
