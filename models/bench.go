@@ -94,7 +94,12 @@ type BenchResult struct {
 	FirstStepMS   float64   `json:"first_step_ms"`
 	FinalLoss     float64   `json:"final_loss,omitempty"`
 	PeakRSSMB     float64   `json:"peak_rss_mb"`
-	Seed          int64     `json:"seed"`
+	// PeakDeviceMB is the GPU memory of the process at its peak, measured by `stag bench` with
+	// nvidia-smi the same way for ours and the peer; DeviceMemory says how. Both are empty without
+	// an NVIDIA GPU.
+	PeakDeviceMB float64 `json:"peak_device_mb,omitempty"`
+	DeviceMemory string  `json:"device_memory,omitempty"`
+	Seed         int64   `json:"seed"`
 	// Provenance: the command line, the source revision (with "+dirty" for uncommitted changes)
 	// and when the measurement was taken.
 	Command string `json:"command,omitempty"`

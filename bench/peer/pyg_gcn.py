@@ -1,7 +1,8 @@
 """The PyTorch Geometric peer of `stag bench`: the same GCN, data and noise, timed the same way.
 
-`stag bench -peer PYTHON` exports the dataset it benchmarks and the methods it ran into a folder and
-runs this script on it, on the same machine, so that the two are measured side by side:
+`stag bench -peer PYTHON` exports the dataset it benchmarks into a folder and runs this script on it
+once per method (spec.json then lists that one method; a process per method, as ours, so that the
+peak memory is the method's), on the same machine, so that the two are measured side by side:
 
     PYTHON bench/peer/pyg_gcn.py --data DIR [--device cuda|cpu] [--threads N]
 
@@ -30,7 +31,9 @@ then the median of `steps` timed ones, with torch.cuda.synchronize() around each
 
 It prints one JSON line per method, with the fields of stag bench's records (method, placement,
 backend, device, params, ms_per_step, ms_min, ms_max, first_step_ms, final_loss, peak_rss_mb) and
-impl "pyg", the torch and torch_geometric versions, the thread count and, on a GPU, peak_device_mb.
+impl "pyg", the torch and torch_geometric versions, the thread count, tf32 (false: matmuls in float32,
+as ours) and, on a GPU, torch_max_allocated_mb (torch.cuda.max_memory_allocated: its tensors only).
+stag bench adds peak_device_mb, the process's GPU memory from nvidia-smi, measured as it measures ours.
 """
 import argparse
 import json
@@ -246,7 +249,7 @@ def main():
             "seed": spec["seed"],
         }
         if on_gpu:
-            record["peak_device_mb"] = torch.cuda.max_memory_allocated(device) / 2**20
+            record["torch_max_allocated_mb"] = torch.cuda.max_memory_allocated(device) / 2**20
         if record["final_loss"] is None:
             del record["final_loss"]
         print(json.dumps(record), flush=True)

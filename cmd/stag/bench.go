@@ -116,6 +116,19 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	// of them alike; each method's line is written once its last run is done.
 	runs := make([][][]byte, len(picked))
 	peerRuns := make([][][]byte, len(pm))
+	probe := newGPUMemoryProbe() // nil without an NVIDIA GPU
+	var peerData string
+	if len(pm) > 0 {
+		dir, err := os.MkdirTemp("", "stag-bench-peer-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		if err := exportPeerData(dir, *dataset, *selfLoops); err != nil {
+			return fmt.Errorf("bench -peer: exporting %s: %w", *dataset, err)
+		}
+		peerData = dir
+	}
 	for round := range *repeat {
 		last := round == *repeat-1
 		for k, i := range picked {
@@ -124,14 +137,19 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				"-warmup", fmt.Sprint(*warmup), "-seed", fmt.Sprint(*seed), fmt.Sprintf("-self-loops=%v", *selfLoops))
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, stderr
-			if err := cmd.Run(); err != nil {
+			peakMB, source, err := probe.run(cmd)
+			if err != nil {
 				return fmt.Errorf("bench: method %s (%s): %w", models.BenchMethods[i].Name, models.BenchMethods[i].FirstPlacement, err)
 			}
-			runs[k] = append(runs[k], out.Bytes())
+			line, err := withDeviceMemory(out.Bytes(), peakMB, source)
+			if err != nil {
+				return fmt.Errorf("bench: method %s: %w", models.BenchMethods[i].Name, err)
+			}
+			runs[k] = append(runs[k], line)
 			if !last {
 				continue
 			}
-			line, err := combineRuns(runs[k])
+			line, err = combineRuns(runs[k])
 			if err == nil {
 				line, err = withCommand(line, command)
 			}
@@ -142,24 +160,21 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 		}
-		if len(pm) == 0 {
-			continue
-		}
-		spec := peerSpec{Layers: *layers, Hidden: *hidden, Warmup: *warmup, Steps: *steps, Seed: *seed, Methods: pm}
-		peerLines, err := runPeer(*peer, *peerScript, *peerDevice, *peerThreads, *dataset, *selfLoops, spec, command, stderr)
-		if err != nil {
-			return err
-		}
-		for k, line := range peerLines {
+		for k, m := range pm {
+			spec := peerSpec{Dataset: *dataset, Layers: *layers, Hidden: *hidden, Warmup: *warmup, Steps: *steps, Seed: *seed, Methods: []peerMethod{m}}
+			line, err := runPeer(*peer, *peerScript, *peerDevice, *peerThreads, peerData, spec, command, probe, stderr)
+			if err != nil {
+				return err
+			}
 			peerRuns[k] = append(peerRuns[k], line)
 			if !last {
 				continue
 			}
-			line, err := combineRuns(peerRuns[k])
+			combined, err := combineRuns(peerRuns[k])
 			if err != nil {
 				return fmt.Errorf("bench -peer: method %s: %w", pm[k].Name, err)
 			}
-			if err := emit(line); err != nil {
+			if err := emit(combined); err != nil {
 				return err
 			}
 		}
@@ -214,6 +229,7 @@ func combineRuns(lines [][]byte) ([]byte, error) {
 	}{
 		{"ms_per_step", median}, {"ms_min", slices.Min[[]float64]}, {"ms_max", slices.Max[[]float64]},
 		{"first_step_ms", median}, {"peak_rss_mb", slices.Max[[]float64]}, {"peak_device_mb", slices.Max[[]float64]},
+		{"torch_max_allocated_mb", slices.Max[[]float64]},
 	} {
 		if _, ok := out[c.key]; !ok {
 			continue

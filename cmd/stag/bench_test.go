@@ -33,6 +33,9 @@ func TestBench(t *testing.T) {
 	mdFile := filepath.Join(dir, "bench.md")
 	cmd := exec.Command(bin, "bench", "-methods", "deterministic,stag_normal_mc", "-steps", "2", "-warmup", "0",
 		"-hidden", "16", "-repeat", "2", "-out", outFile, "-markdown", mdFile)
+	// A fake nvidia-smi that lists every process with 321 MiB of GPU memory (and no GPU for
+	// `nvidia-smi -L`, so the backend stays the pure-Go one): the records carry what it measured.
+	cmd.Env = append(os.Environ(), "PATH="+fakeNvidiaSMI(t, "321", "0")+string(os.PathListSeparator)+os.Getenv("PATH"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -60,6 +63,10 @@ func TestBench(t *testing.T) {
 		}
 		if !strings.Contains(r.Command, "bench -methods") || r.Commit == "" || r.Time == "" {
 			t.Errorf("%s: provenance missing: command %q commit %q time %q", r.Method, r.Command, r.Commit, r.Time)
+		}
+		if r.PeakDeviceMB != 321 || r.DeviceMemory != deviceMemoryProcess || r.Backend != "go" {
+			t.Errorf("%s: device memory %v MiB (%q) on backend %s; want the fake nvidia-smi's 321 MiB per process on go",
+				r.Method, r.PeakDeviceMB, r.DeviceMemory, r.Backend)
 		}
 		// Two processes: the reported time is the mean of their two medians (the median of two),
 		// within the extremes of all their steps.

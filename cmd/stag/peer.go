@@ -81,10 +81,10 @@ func peerMethods(picked []models.BenchMethod) (methods []peerMethod, skipped []s
 	return methods, skipped, nil
 }
 
-// exportPeerData writes what the peer reads into dir: the dataset's row-normalised features, its
-// directed edges (as the benchmark's NodeTask has them: the raw graph's own self-loops kept,
-// none added unless selfLoops), labels and training nodes as .npy files, and spec.json.
-func exportPeerData(dir, dataset string, selfLoops bool, spec peerSpec) error {
+// exportPeerData writes the data the peer reads into dir: the dataset's row-normalised features,
+// its directed edges (as the benchmark's NodeTask has them: the raw graph's own self-loops kept,
+// none added unless selfLoops), labels and training nodes as .npy files. runPeer adds spec.json.
+func exportPeerData(dir, dataset string, selfLoops bool) error {
 	p, task, err := benchTask(dataset, selfLoops)
 	if err != nil {
 		return err
@@ -123,12 +123,7 @@ func exportPeerData(dir, dataset string, selfLoops bool, spec peerSpec) error {
 			return err
 		}
 	}
-	spec.Dataset = task.Name
-	b, err := json.MarshalIndent(spec, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "spec.json"), b, 0o644)
+	return nil
 }
 
 // writeNpy writes a little-endian float32 or int64 array in NumPy's .npy format (version 1.0).
@@ -167,16 +162,17 @@ func writeNpy(path string, shape []int, data any) error {
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
-// runPeer exports the data, runs the peer script with python and returns its JSON lines, each with
-// the command line added. The peer's stderr goes to stderr.
-func runPeer(python, script, device string, threads int, dataset string, selfLoops bool, spec peerSpec, command string, stderr io.Writer) ([][]byte, error) {
-	dir, err := os.MkdirTemp("", "stag-bench-peer-")
+// runPeer runs the peer script with python on the data exported in dir for the one method of spec,
+// in a process of its own (so that its peak memory is that method's, as ours), and returns its JSON
+// line with the command line and provenance added, and the GPU memory the probe measured (nil
+// probe: none). The peer's stderr goes to stderr.
+func runPeer(python, script, device string, threads int, dir string, spec peerSpec, command string, probe *gpuMemoryProbe, stderr io.Writer) ([]byte, error) {
+	b, err := json.MarshalIndent(spec, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	if err := exportPeerData(dir, dataset, selfLoops, spec); err != nil {
-		return nil, fmt.Errorf("bench -peer: exporting %s: %w", dataset, err)
+	if err := os.WriteFile(filepath.Join(dir, "spec.json"), b, 0o644); err != nil {
+		return nil, err
 	}
 	args := []string{script, "--data", dir}
 	if device != "" {
@@ -188,34 +184,32 @@ func runPeer(python, script, device string, threads int, dataset string, selfLoo
 	cmd := exec.Command(python, args...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, stderr
-	if err := cmd.Run(); err != nil {
+	peakMB, source, err := probe.run(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("bench -peer: %s %s: %w", python, strings.Join(args, " "), err)
 	}
 	var lines [][]byte
 	sc := bufio.NewScanner(&out)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] != '{' {
-			continue
+		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 && line[0] == '{' {
+			lines = append(lines, slices.Clone(line))
 		}
-		var r map[string]any
-		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, fmt.Errorf("bench -peer: reading the peer's line %q: %w", line, err)
-		}
-		r["command"] = command
-		r["commit"] = models.SourceRevision()
-		r["time"] = time.Now().UTC().Format(time.RFC3339)
-		b, err := json.Marshal(r)
-		if err != nil {
-			return nil, err
-		}
-		lines = append(lines, append(b, '\n'))
 	}
 	if len(lines) != len(spec.Methods) {
 		return nil, fmt.Errorf("bench -peer: the peer printed %d results for %d methods", len(lines), len(spec.Methods))
 	}
-	return lines, nil
+	r, err := decodeRecord(lines[0])
+	if err != nil {
+		return nil, fmt.Errorf("bench -peer: %w", err)
+	}
+	r["command"] = command
+	r["commit"] = models.SourceRevision()
+	r["time"] = time.Now().UTC().Format(time.RFC3339)
+	if source != "" {
+		r["peak_device_mb"], r["device_memory"] = peakMB, source
+	}
+	return encodeRecord(r)
 }
 
 // benchRow is what the Markdown table reads of a record of ours or of the peer.
