@@ -205,6 +205,7 @@ func runPeer(python, script, device string, threads int, dir string, spec peerSp
 	}
 	r["command"] = command
 	r["commit"] = models.SourceRevision()
+	r["cpu"] = stagnb.CPUDescription()
 	r["time"] = time.Now().UTC().Format(time.RFC3339)
 	if source != "" {
 		r["peak_device_mb"], r["device_memory"] = peakMB, source

@@ -182,9 +182,9 @@ func TestBenchPeer(t *testing.T) {
 		t.Fatalf("stag bench -peer: %v\n%s", err, stderr.String())
 	}
 	type rec struct {
-		Method, Impl, Placement, Backend, Device, Command string
-		Params                                            int
-		MSPerStep                                         float64 `json:"ms_per_step"`
+		Method, Impl, Placement, Backend, Device, Command, CPU string
+		Params                                                 int
+		MSPerStep                                              float64 `json:"ms_per_step"`
 	}
 	ours, peer := map[string]rec{}, map[string]rec{}
 	sc := bufio.NewScanner(&stdout)
@@ -209,8 +209,8 @@ func TestBenchPeer(t *testing.T) {
 			continue
 		}
 		t.Logf("%s: ours %.1f ms, PyG %.1f ms (%s on %s)", k, o.MSPerStep, p.MSPerStep, p.Backend, p.Device)
-		if p.Params != o.Params || p.MSPerStep <= 0 || !strings.Contains(p.Backend, "torch") || !strings.Contains(p.Command, "-peer") {
-			t.Errorf("%s: peer record %+v against ours %+v: want the same parameter count, a time, the versions and the command", k, p, o)
+		if p.Params != o.Params || p.MSPerStep <= 0 || !strings.Contains(p.Backend, "torch") || !strings.Contains(p.Command, "-peer") || p.CPU == "" || p.CPU != o.CPU {
+			t.Errorf("%s: peer record %+v against ours %+v: want the same parameter count and host CPU, a time, the versions and the command", k, p, o)
 		}
 	}
 	table, err := os.ReadFile(md)
