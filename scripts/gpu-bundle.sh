@@ -2,8 +2,8 @@
 # Builds what a GPU machine without Go needs to run stagnb, for the device runs of the GPU issue:
 #   bin/stag          the CLI (cgo on, so go-xla can load a CUDA PJRT plugin), stripped;
 #   bin/stagnb.test   the core library's tests, to run on the GPU backend;
-#   .data/            a copy of the datasets (from $STAGNB_DATA), which the GPU machine cannot download.
-# Both folders are git-ignored. The script prints the total size (a device call carries at most
+#   .data/datasets/   a copy of the datasets (from $STAGNB_DATA), which the GPU machine cannot download.
+# Both are git-ignored; the rest of .data/ (scratch runs, say) is left alone. The script prints the total size (a device call carries at most
 # 64 MiB) and the commands to run there.
 #
 # Usage: STAGNB_DATA=/path/to/datasets bash scripts/gpu-bundle.sh
@@ -22,23 +22,23 @@ GOFLAGS=-buildvcs=true go build -trimpath -ldflags='-s -w' -o bin/stag ./cmd/sta
 say "go test -c bin/stagnb.test"
 go test -c -trimpath -ldflags='-s -w' -o bin/stagnb.test ./stagnb
 
-say "copy the datasets to .data/"
-rm -rf .data
-mkdir -p .data
+say "copy the datasets to .data/datasets/"
+rm -rf .data/datasets
+mkdir -p .data/datasets
 for d in cora citeseer esol freesolv; do
-  [[ -d "$STAGNB_DATA/$d" ]] && cp -r "$STAGNB_DATA/$d" .data/
+  [[ -d "$STAGNB_DATA/$d" ]] && cp -r "$STAGNB_DATA/$d" .data/datasets/
 done
 
-size_mb=$(du -cm bin .data | tail -1 | cut -f1)
-say "bin/ and .data/ hold ${size_mb} MiB (a device call carries at most 64)"
+size_mb=$(du -cm bin .data/datasets | tail -1 | cut -f1)
+say "bin/ and .data/datasets/ hold ${size_mb} MiB (a device call carries at most 64)"
 if ((size_mb > 64)); then
   say "too large to carry"
   exit 1
 fi
 cat <<'EOF'
-[gpu-bundle] carry: ["bin", ".data"]; then on the GPU machine, from the repository root:
+[gpu-bundle] carry: ["bin", ".data/datasets"]; then on the GPU machine, from the repository root:
   P=$(python3 -c 'import glob, jax_plugins, os; print([p for d in jax_plugins.__path__ for p in glob.glob(os.path.join(d, "xla_cuda*", "xla_cuda_plugin.so"))][0])')
-  export STAGNB_DATA=$PWD/.data STAGNB_PJRT_PLUGIN=$P
+  export STAGNB_DATA=$PWD/.data/datasets STAGNB_PJRT_PLUGIN=$P
   bin/stag backend                                   # which backend and device, with a smoke check
   (cd stagnb && ../bin/stagnb.test -test.v -test.short)  # the core tests on the GPU backend
   bin/stag bench -methods all -steps 100 -peer python3 -out $OUT/bench.jsonl -markdown $OUT/bench.md
