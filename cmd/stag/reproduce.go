@@ -110,21 +110,22 @@ func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir
 		recs = append(recs, rec)
 	}
 	title := "Paper vs ours: " + table
-	md, err := experiments.PaperVsOurs(title, recs)
-	if err != nil {
+	comparisons := experiments.Comparisons(recs)
+	var md strings.Builder
+	if err := paper.WriteMarkdown(&md, title, comparisons); err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(stdout, "\n%s", md); err != nil {
+	if _, err := fmt.Fprintf(stdout, "\n%s", md.String()); err != nil {
 		return err
 	}
 	if htmlPath == "" {
 		return nil
 	}
-	var b strings.Builder
-	if err := paper.WriteHTML(&b, title, experiments.Comparisons(recs)); err != nil {
+	var html strings.Builder
+	if err := paper.WriteHTML(&html, title, comparisons); err != nil {
 		return err
 	}
-	return writeFileAtomic(htmlPath, []byte(b.String()))
+	return writeFileAtomic(htmlPath, []byte(html.String()))
 }
 
 // filterSpecs keeps the specs whose configuration is in configs, whose depth is in depths and
