@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,5 +96,67 @@ func TestResultsDirFindsRepository(t *testing.T) {
 	root, _ := filepath.Abs("..")
 	if d != filepath.Join(root, "results") {
 		t.Errorf("ResultsDir() = %q, want %q", d, filepath.Join(root, "results"))
+	}
+}
+
+// TestRecordedRecords checks that the recorded full-protocol runs of a table come back in the
+// table's order without training, that quick records are not among them, and that the
+// paper-vs-ours text counts them and names the command for the rest.
+func TestRecordedRecords(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(ResultsEnv, dir)
+	t.Setenv(LiveEnv, "")
+	md, err := RecordedPaperVsOurs("table2")
+	if err != nil || !strings.Contains(md, "the 0 of 640 runs") || !strings.Contains(md, "None yet: `go run ./cmd/stag reproduce table2 -datasets cora,citeseer,esol,freesolv`") {
+		t.Fatalf("no records: %q, %v; want 0 of 640 runs and the command", md, err)
+	}
+	write := func(s models.RunSpec, acc float64) {
+		t.Helper()
+		b, err := json.Marshal(models.Record{Spec: s, Result: &models.NodeResult{TestAcc: acc}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, s.Path())
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cell := models.RunSpec{Table: "table2", Dataset: "cora", Layers: 2}
+	for seed, acc := range []float64{0.80, 0.81} {
+		s := cell
+		s.Config, s.Seed = "normal(1,0.8)", int64(seed+1)
+		write(s, acc)
+	}
+	det := cell
+	det.Config, det.Seed = "deterministic", 1
+	write(det, 0.79)
+	quick := det
+	quick.Quick = true
+	write(quick, 0.5)
+
+	recs, runs, err := RecordedRecords("table2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs != 640 || len(recs) != 3 || recs[0].Spec.Config != "deterministic" || recs[1].Spec.Seed != 1 || recs[2].Spec.Seed != 2 {
+		t.Fatalf("got %d of %d runs, %+v; want 3 of 640, deterministic first (the table's order), no quick record", len(recs), runs, recs)
+	}
+	md, err = RecordedPaperVsOurs("table2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"the 3 of 640 runs", "79.34 ± 0.22", "80.34 ± 0.45", "80.50 ± 0.50", "`go run ./cmd/stag reproduce table2 -datasets cora,citeseer,esol,freesolv` trains them"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown does not contain %q:\n%s", want, md)
+		}
+	}
+	if _, _, err := RecordedRecords("table99"); err == nil {
+		t.Error("RecordedRecords(table99): want an error")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 { // table2/ and quick/, nothing trained
+		t.Errorf("%d entries in %s, want the 2 written", len(entries), dir)
 	}
 }

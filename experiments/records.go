@@ -1,7 +1,9 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,4 +124,59 @@ func RecordsTable(recs []models.Record) figures.Table {
 		t.Footnotes = append(t.Footnotes, "Quick runs: "+QuickNote+".")
 	}
 	return t
+}
+
+// RecordedRecords returns the full-protocol records of a paper table (PaperTable.Specs with
+// FullSettings) that `stag reproduce` has stored under ResultsDir, in the table's order, and how
+// many runs the full table has. It never trains, so a quick-mode notebook can show what the full
+// runs gave so far beside its own quick runs.
+func RecordedRecords(table string) (recs []models.Record, runs int, err error) {
+	t, err := PaperTableByName(table)
+	if err != nil {
+		return nil, 0, err
+	}
+	dir, err := ResultsDir()
+	if err != nil {
+		return nil, 0, err
+	}
+	specs, _ := t.Specs(FullSettings())
+	for _, s := range specs {
+		path := filepath.Join(dir, s.Path())
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		r, err := models.ReadRecord(path)
+		if err != nil {
+			return nil, 0, err
+		}
+		recs = append(recs, r)
+	}
+	return recs, len(specs), nil
+}
+
+// RecordedPaperVsOurs is the paper-vs-ours table (PaperVsOurs) of a paper table's recorded
+// full-protocol runs (RecordedRecords), titled with how many of the table's runs they are and
+// followed by the command that trains or resumes the rest.
+func RecordedPaperVsOurs(table string) (string, error) {
+	t, err := PaperTableByName(table)
+	if err != nil {
+		return "", err
+	}
+	recs, runs, err := RecordedRecords(table)
+	if err != nil {
+		return "", err
+	}
+	_, command := t.Specs(FullSettings())
+	title := fmt.Sprintf("Table %d — full protocol, the %d of %d runs recorded in results/", t.Number, len(recs), runs)
+	if len(recs) == 0 {
+		return fmt.Sprintf("### %s\n\nNone yet: `go run ./cmd/stag %s` trains them.\n", title, command), nil
+	}
+	md, err := PaperVsOurs(title, recs)
+	if err != nil {
+		return "", err
+	}
+	if len(recs) < runs {
+		md += fmt.Sprintf("\nThe other runs: `go run ./cmd/stag %s` trains them and resumes where it stopped.\n", command)
+	}
+	return md, nil
 }
