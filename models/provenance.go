@@ -7,9 +7,14 @@ import (
 	"strings"
 )
 
+// UnknownRevision is SourceRevision's answer when neither the build nor the working directory
+// tells the commit: a binary built without a VCS stamp (GOFLAGS=-buildvcs=false, or outside the
+// checkout) and run outside a git checkout.
+const UnknownRevision = "unknown"
+
 // SourceRevision is the git commit of the running code, with "+dirty" when it had uncommitted
 // changes: the build's VCS stamp when present (go build with -buildvcs), else `git rev-parse HEAD`
-// in the working directory (changes to notebooks, *.ipynb, do not count), else "unknown".
+// in the working directory (changes to notebooks, *.ipynb, do not count), else UnknownRevision.
 // Records and benchmarks store it.
 func SourceRevision() string {
 	rev, dirty := "", false
@@ -26,7 +31,7 @@ func SourceRevision() string {
 	if rev == "" {
 		out, err := exec.Command("git", "rev-parse", "HEAD").Output()
 		if err != nil {
-			return "unknown"
+			return UnknownRevision
 		}
 		rev = strings.TrimSpace(string(out))
 		// A notebook's own outputs (rewritten as it runs) do not make the code dirty.

@@ -10,7 +10,7 @@ import (
 
 // TestSourceRevision checks the git fallback of SourceRevision (test binaries carry no VCS stamp)
 // in a fresh repository, from a subdirectory: the HEAD commit, "+dirty" after a code change, and not after a change to
-// a notebook.
+// a notebook; outside a checkout, UnknownRevision.
 func TestSourceRevision(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -50,5 +50,11 @@ func TestSourceRevision(t *testing.T) {
 	write("a.go", "package a // changed\n")
 	if got := SourceRevision(); got != head+"+dirty" {
 		t.Errorf("code changed: %q, want %q", got, head+"+dirty")
+	}
+	outside := t.TempDir()
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(outside)) // no repository above the temp dir either
+	t.Chdir(outside)
+	if got := SourceRevision(); got != UnknownRevision {
+		t.Errorf("outside a checkout: %q, want %q", got, UnknownRevision)
 	}
 }

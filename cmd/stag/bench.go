@@ -71,6 +71,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		return benchOne(*child, *dataset, *layers, *hidden, *warmup, *steps, *seed, *selfLoops, stdout, stderr)
 	}
+	recordRevision("bench", stderr)
 	if *peer != "" {
 		if _, err := os.Stat(*peerScript); err != nil {
 			return usageError(fmt.Sprintf("bench: -peer-script %s: %v (run from the repository root, or name the script)", *peerScript, err))

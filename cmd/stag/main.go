@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/stagnb/stagnb/models"
 )
 
 const usage = `usage: stag <command> [arguments]
@@ -84,4 +86,14 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
+}
+
+// recordRevision is the commit that records made by this run will name (models.SourceRevision);
+// when it is unknown, it says so on stderr with the fix, before any work is done.
+func recordRevision(command string, stderr io.Writer) string {
+	rev := models.SourceRevision()
+	if rev == models.UnknownRevision {
+		fmt.Fprintf(stderr, "stag %s: warning: the records will name no commit: this binary has no VCS stamp and the working directory is not in a git checkout; build it in the checkout with `go build -buildvcs=true`, or run it from inside the checkout\n", command)
+	}
+	return rev
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stagnb/stagnb/datasets"
+	"github.com/stagnb/stagnb/models"
 )
 
 // stag runs the command in-process and returns its exit code, stdout and stderr.
@@ -157,5 +158,23 @@ func TestBinary(t *testing.T) {
 	cmd := exec.Command(bin, "data", "stats", "nosuch")
 	if err := cmd.Run(); cmd.ProcessState.ExitCode() != 2 {
 		t.Errorf("stag data stats nosuch: %v, exit code %d, want 2", err, cmd.ProcessState.ExitCode())
+	}
+}
+
+// TestRecordRevision checks that a run whose records could not name their commit says so, with
+// the fix, and that a run inside the checkout (test binaries carry no VCS stamp) says nothing.
+func TestRecordRevision(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	var stderr bytes.Buffer
+	if rev := recordRevision("reproduce", &stderr); rev == models.UnknownRevision || stderr.Len() != 0 {
+		t.Errorf("inside the checkout: %q, stderr %q; want a commit and no warning", rev, stderr.String())
+	}
+	outside := t.TempDir()
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(outside))
+	t.Chdir(outside)
+	if rev := recordRevision("reproduce", &stderr); rev != models.UnknownRevision || !strings.Contains(stderr.String(), "stag reproduce: warning") || !strings.Contains(stderr.String(), "-buildvcs=true") {
+		t.Errorf("outside a checkout: %q, stderr %q; want %q and a warning naming -buildvcs=true", rev, stderr.String(), models.UnknownRevision)
 	}
 }

@@ -89,7 +89,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer backend.Finalize()
-	prov := models.Provenance{Command: "stag " + strings.Join(append([]string{"reproduce"}, args...), " "), Commit: models.SourceRevision()}
+	prov := models.Provenance{Command: "stag " + strings.Join(append([]string{"reproduce"}, args...), " "), Commit: recordRevision("reproduce", stderr)}
 	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, *out, prov, models.ReproduceOptions{Progress: stderr, Logf: logf, Jobs: *jobs})
 	fmt.Fprintf(stdout, "%s: %d runs trained, %d already recorded, in %s\n", table, trained, skipped, *out)
 	if err != nil {
