@@ -48,11 +48,12 @@ func (p *gpuMemoryProbe) run(cmd *exec.Cmd) (peakMB float64, source string, err 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var procPeak, devicePeak float64
+	// One nvidia-smi call per sample while it lists the process (the usual case), so that the
+	// probe takes as little CPU as it can from the process it measures.
 	sample := func() {
 		if mb, ok := p.processUsed(cmd.Process.Pid); ok {
 			procPeak = max(procPeak, mb)
-		}
-		if used, ok := p.deviceUsed(); ok && baseOK {
+		} else if used, ok := p.deviceUsed(); ok && baseOK {
 			devicePeak = max(devicePeak, used-base)
 		}
 	}
@@ -141,8 +142,16 @@ func withDeviceMemory(line []byte, peakMB float64, source string) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	rec["peak_device_mb"], rec["device_memory"] = peakMB, source
+	setDeviceMemory(rec, peakMB, source)
 	return encodeRecord(rec)
+}
+
+// setDeviceMemory sets a decoded record's peak_device_mb and device_memory when the probe
+// measured something (source is not "").
+func setDeviceMemory(rec map[string]any, peakMB float64, source string) {
+	if source != "" {
+		rec["peak_device_mb"], rec["device_memory"] = peakMB, source
+	}
 }
 
 // decodeRecord reads one JSON record as a map.

@@ -207,9 +207,7 @@ func runPeer(python, script, device string, threads int, dir string, spec peerSp
 	r["commit"] = models.SourceRevision()
 	r["cpu"] = stagnb.CPUDescription()
 	r["time"] = time.Now().UTC().Format(time.RFC3339)
-	if source != "" {
-		r["peak_device_mb"], r["device_memory"] = peakMB, source
-	}
+	setDeviceMemory(r, peakMB, source)
 	return encodeRecord(r)
 }
 
