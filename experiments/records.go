@@ -135,11 +135,18 @@ func RecordedRecords(table string) (recs []models.Record, runs int, err error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	specs, _ := t.Specs(FullSettings())
+	recs, err = recordedRecords(specs)
+	return recs, len(specs), err
+}
+
+// recordedRecords reads the records of specs that exist under ResultsDir, in their order.
+func recordedRecords(specs []models.RunSpec) ([]models.Record, error) {
 	dir, err := ResultsDir()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	specs, _ := t.Specs(FullSettings())
+	var recs []models.Record
 	for _, s := range specs {
 		path := filepath.Join(dir, s.Path())
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
@@ -147,11 +154,11 @@ func RecordedRecords(table string) (recs []models.Record, runs int, err error) {
 		}
 		r, err := models.ReadRecord(path)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		recs = append(recs, r)
 	}
-	return recs, len(specs), nil
+	return recs, nil
 }
 
 // RecordedPaperVsOurs is the paper-vs-ours table (PaperVsOurs) of a paper table's recorded
@@ -162,11 +169,12 @@ func RecordedPaperVsOurs(table string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	recs, runs, err := RecordedRecords(table)
+	specs, command := t.Specs(FullSettings())
+	recs, err := recordedRecords(specs)
 	if err != nil {
 		return "", err
 	}
-	_, command := t.Specs(FullSettings())
+	runs := len(specs)
 	title := fmt.Sprintf("Table %d — full protocol, the %d of %d runs recorded in results/", t.Number, len(recs), runs)
 	if len(recs) == 0 {
 		return fmt.Sprintf("### %s\n\nNone yet: `go run ./cmd/stag %s` trains them.\n", title, command), nil
