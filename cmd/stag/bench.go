@@ -77,14 +77,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return usageError(fmt.Sprintf("bench: -peer-script %s: %v (run from the repository root, or name the script)", *peerScript, err))
 		}
 	}
-	var picked []int
-	for i, m := range models.BenchMethods {
-		if sel := strings.Split(*methods, ","); *methods == "all" || slicesContains(sel, m.Suite) || slicesContains(sel, m.Name) {
-			picked = append(picked, i)
-		}
-	}
-	if len(picked) == 0 {
-		return usageError(fmt.Sprintf("bench: -methods %q names none of %s", *methods, methodNames()))
+	picked, err := pickMethods(*methods)
+	if err != nil {
+		return usageError(err.Error())
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -338,18 +333,40 @@ func peakRSSMB() float64 {
 func methodNames() string {
 	var names []string
 	for _, m := range models.BenchMethods {
-		if !slicesContains(names, m.Name) {
+		if !slices.Contains(names, m.Name) {
 			names = append(names, m.Name)
 		}
 	}
 	return strings.Join(names, ", ")
 }
 
-func slicesContains(list []string, s string) bool {
-	for _, x := range list {
-		if strings.TrimSpace(x) == s {
-			return true
+// pickMethods returns the indices in models.BenchMethods of the methods that list (the -methods
+// flag) names, by name or suite ("all": every method); a name that is neither is an error.
+func pickMethods(list string) ([]int, error) {
+	var names []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
 		}
 	}
-	return false
+	if len(names) == 0 {
+		return nil, fmt.Errorf("bench: -methods %q names none of %s", list, methodNames())
+	}
+	var picked []int
+	for _, n := range names {
+		known := n == "all"
+		for i, m := range models.BenchMethods {
+			if n == "all" || n == m.Suite || n == m.Name {
+				known = true
+				if !slices.Contains(picked, i) {
+					picked = append(picked, i)
+				}
+			}
+		}
+		if !known {
+			return nil, fmt.Errorf("bench: -methods %q: %q is no method or suite; the methods are %s", list, n, methodNames())
+		}
+	}
+	slices.Sort(picked)
+	return picked, nil
 }

@@ -102,7 +102,9 @@ func TestBenchErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"bench", "-methods", "nosuch"}, `-methods "nosuch" names none of`},
+		{[]string{"bench", "-methods", "nosuch"}, `-methods "nosuch": "nosuch" is no method or suite`},
+		{[]string{"bench", "-methods", "deterministic,stag"}, `-methods "deterministic,stag": "stag" is no method or suite; the methods are deterministic, stag_normal,`},
+		{[]string{"bench", "-methods", " , "}, `-methods " , " names none of`},
 		{[]string{"bench", "-dataset", "pubmed"}, `-dataset "pubmed"`},
 		{[]string{"bench", "-steps", "0"}, "must be ≥ 1"},
 		{[]string{"bench", "-repeat", "0"}, "must be ≥ 1"},
@@ -112,6 +114,43 @@ func TestBenchErrors(t *testing.T) {
 		code, _, stderr := stag(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("stag %v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestPickMethods selects bench methods by name and suite: each once, in models.BenchMethods'
+// order, whatever the order and repetitions of the list.
+func TestPickMethods(t *testing.T) {
+	names := func(idx []int) string {
+		var n []string
+		for _, i := range idx {
+			n = append(n, models.BenchMethods[i].Name+"/"+models.BenchMethods[i].FirstPlacement.String())
+		}
+		return strings.Join(n, ",")
+	}
+	all, err := pickMethods("all")
+	if err != nil || len(all) != len(models.BenchMethods) {
+		t.Fatalf("pickMethods(all) = %v, %v; want all %d methods", all, err, len(models.BenchMethods))
+	}
+	core, err := pickMethods("core")
+	if err != nil || len(core) == 0 {
+		t.Fatalf("pickMethods(core) = %v, %v", core, err)
+	}
+	for _, i := range core {
+		if models.BenchMethods[i].Suite != "core" {
+			t.Errorf("pickMethods(core) picked %s of suite %q", models.BenchMethods[i].Name, models.BenchMethods[i].Suite)
+		}
+	}
+	for _, tc := range []struct{ a, b string }{
+		{"stag_normal,deterministic", "deterministic, stag_normal"},
+		{"core,deterministic", "core"},
+		{"bbb,core,bbb", "core,bbb"},
+	} {
+		a, errA := pickMethods(tc.a)
+		b, errB := pickMethods(tc.b)
+		if errA != nil || errB != nil || names(a) != names(b) || !slices.IsSorted(a) {
+			t.Errorf("pickMethods(%q) = %s (%v), pickMethods(%q) = %s (%v); want the same methods in order",
+				tc.a, names(a), errA, tc.b, names(b), errB)
 		}
 	}
 }

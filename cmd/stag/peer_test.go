@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,7 +108,7 @@ func TestPeerMethods(t *testing.T) {
 		t.Errorf("%d methods for the peer, want the 6 GCN methods of the core suite", len(pm))
 	}
 	for _, name := range []string{"stag_table2", "stag_vi_r", "bbgdc", "bbb"} {
-		if !slicesContains(skipped, name) {
+		if !slices.Contains(skipped, name) {
 			t.Errorf("%s should be skipped (no peer counterpart); skipped: %v", name, skipped)
 		}
 	}
