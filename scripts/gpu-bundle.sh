@@ -3,8 +3,9 @@
 #   bin/stag          the CLI (cgo on, so go-xla can load a CUDA PJRT plugin), stripped;
 #   bin/stagnb.test   the core library's tests, to run on the GPU backend;
 #   .data/datasets/   a copy of the datasets (from $STAGNB_DATA), which the GPU machine cannot download.
-# Both are git-ignored; the rest of .data/ (scratch runs, say) is left alone. The script prints the total size (a device call carries at most
-# 64 MiB) and the commands to run there.
+# Both are git-ignored; the rest of .data/ (scratch runs, say) is left alone. The script prints the
+# total size (a device call carries at most 64 MiB) and the commands to run there: the stages of
+# scripts/gpu-run.sh.
 #
 # Usage: STAGNB_DATA=/path/to/datasets bash scripts/gpu-bundle.sh
 set -euo pipefail
@@ -36,11 +37,12 @@ if ((size_mb > 64)); then
   exit 1
 fi
 cat <<'EOF'
-[gpu-bundle] carry: ["bin", ".data/datasets"]; then on the GPU machine, from the repository root:
-  P=$(python3 -c 'import glob, jax_plugins, os; print([p for d in jax_plugins.__path__ for p in glob.glob(os.path.join(d, "xla_cuda*", "xla_cuda_plugin.so"))][0])')
-  export STAGNB_DATA=$PWD/.data/datasets STAGNB_PJRT_PLUGIN=$P
-  bin/stag backend                                   # which backend and device, with a smoke check
-  (cd stagnb && ../bin/stagnb.test -test.v -test.short)  # the core tests on the GPU backend
-  bin/stag bench -methods all -steps 100 -peer python3 -out $OUT/bench.jsonl -markdown $OUT/bench.md
-  bin/stag reproduce table2 -datasets cora,citeseer -jobs 1 -out $OUT/results
+[gpu-bundle] carry: ["bin", ".data/datasets"]; then on the GPU machine, from the repository root, one
+device call (at most 10 minutes) per line; scripts/gpu-run.sh says what each stage writes under $OUT:
+  bash scripts/gpu-run.sh check                    # backend and device, core tests, a quick Cora training
+  bash scripts/gpu-run.sh bench                    # every method beside the PyTorch Geometric peer
+  bash scripts/gpu-run.sh reproduce table2 -datasets cora,citeseer   # repeat until it exits 0,
+      # copying $OUT/results back into results/ here between calls (cp -rn), so that the next call skips them
+The backend chooser finds JAX's CUDA plugin (jax_plugins/xla_cuda*/xla_cuda_plugin.so) by itself; set
+STAGNB_PJRT_PLUGIN=/path/to/plugin.so to name another.
 EOF

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stagnb/stagnb/internal/stagtest"
+)
+
+// TestGPURunScript runs scripts/gpu-run.sh, the GPU machine's runner, here as it runs there: with
+// binaries built beforehand (STAGNB_BIN) and no Go on PATH, on whatever backend this machine
+// chooses. The check stage must report the backend, pass the core tests and record two quick Cora
+// runs; the bench stage must write its JSON lines and Markdown table; usage errors exit 2.
+func TestGPURunScript(t *testing.T) {
+	needData(t)
+	if testing.Short() {
+		t.Skip("builds the core tests and trains: not in -short")
+	}
+	for _, cmd := range []string{"bash", "timeout"} {
+		if _, err := exec.LookPath(cmd); err != nil {
+			t.Skipf("%s is not on PATH", cmd)
+		}
+	}
+	root := stagtest.RepoRoot(t)
+	bin := filepath.Join(t.TempDir(), "bin")
+	for _, build := range [][]string{
+		{"go", "build", "-o", filepath.Join(bin, "stag"), "."},
+		{"go", "test", "-c", "-o", filepath.Join(bin, "stagnb.test"), "../../stagnb"},
+	} {
+		if out, err := exec.Command(build[0], build[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", build, err, out)
+		}
+	}
+	var path []string // $PATH without Go: the GPU machine has none
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(d, "go")); err != nil {
+			path = append(path, d)
+		}
+	}
+	out := t.TempDir()
+	runStage := func(args ...string) (int, string) {
+		cmd := exec.Command("bash", append([]string{filepath.Join(root, "scripts", "gpu-run.sh")}, args...)...)
+		cmd.Dir = t.TempDir() // the script finds the checkout from its own path
+		cmd.Env = append(os.Environ(), "PATH="+strings.Join(path, string(os.PathListSeparator)),
+			"STAGNB_BIN="+bin, "OUT="+out, "STAGNB_PEER_PYTHON=/nonexistent/python3")
+		b, err := cmd.CombinedOutput()
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			t.Fatalf("gpu-run.sh %v: %v", args, err)
+		}
+		return cmd.ProcessState.ExitCode(), string(b)
+	}
+
+	if code, log := runStage("check"); code != 0 {
+		t.Fatalf("gpu-run.sh check: exit %d\n%s", code, log)
+	}
+	var backend struct{ Backend, Check, Device string }
+	if b, err := os.ReadFile(filepath.Join(out, "backend.json")); err != nil || json.Unmarshal(b, &backend) != nil || backend.Check != "ok" || backend.Device == "" {
+		t.Errorf("backend.json: %+v (%v); want a passed check naming the device", backend, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "core-tests.log")); err != nil || !strings.Contains(string(b), "\nPASS\n") || strings.Contains(string(b), "--- FAIL") {
+		t.Errorf("core-tests.log (%v) does not show the core tests passing:\n%s", err, b)
+	}
+	for _, c := range []string{"deterministic", "normal(1,0.8)"} {
+		if _, err := os.Stat(filepath.Join(out, "quick", "quick", "table2", "cora", "layers=2", c, "seed=1.json")); err != nil {
+			t.Errorf("check stage: no quick record of %s: %v", c, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "env.txt")); err != nil || !strings.Contains(string(b), "python3: cannot run") {
+		t.Errorf("env.txt (%v) does not say that the peer's Python cannot run:\n%s", err, b)
+	}
+
+	code, log := runStage("bench", "-methods", "deterministic", "-steps", "2", "-warmup", "0")
+	if code != 0 || !strings.Contains(log, "timing ours only") {
+		t.Errorf("gpu-run.sh bench without the peer: exit %d, want 0 and a warning that it times ours only\n%s", code, log)
+	}
+	if md, err := os.ReadFile(filepath.Join(out, "bench.md")); err != nil || !strings.Contains(string(md), "| deterministic | aggregate_first | ") {
+		t.Errorf("bench.md (%v) lacks the deterministic row:\n%s", err, md)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "bench.jsonl")); err != nil || strings.Count(string(b), "\n") != 1 {
+		t.Errorf("bench.jsonl (%v): want one record:\n%s", err, b)
+	}
+
+	for _, args := range [][]string{{}, {"nosuch"}, {"reproduce"}} {
+		if code, log := runStage(args...); code != 2 {
+			t.Errorf("gpu-run.sh %v: exit %d, want 2\n%s", args, code, log)
+		}
+	}
+}

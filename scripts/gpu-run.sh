@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Runs one stage of the GPU measurements on a machine without Go, from what scripts/gpu-bundle.sh
+# built (bin/stag, bin/stagnb.test, .data/datasets/). Each stage fits in one 10-minute device call and
+# leaves its log and results under $OUT (default .data/gpu-out):
+#
+#   check                        the backend and device (backend.json), the core tests on them
+#                                (core-tests.log) and a quick Cora training (quick/…)
+#   bench [stag bench flags]     every method's ms per step and per 32-sample inference beside the
+#                                PyTorch Geometric peer ($STAGNB_PEER_PYTHON, default python3; left out
+#                                with a warning when it lacks torch_geometric): bench.jsonl, bench.md
+#   reproduce TABLE [flags]      full-protocol runs of `stag reproduce TABLE` into results/ (resumable:
+#                                finished runs are skipped), stopped after $STAGNB_STAGE_SECONDS
+#                                (default 540) so that the call ends with its records; results/ is then
+#                                copied to $OUT/results. Copy it back into the checkout (cp -rn) before
+#                                the next call, which carries it to the device again.
+#
+# $STAGNB_BIN names another folder of the two binaries (default bin/). Every stage first writes
+# env.txt (GPU, driver, Python packages). Exit status: the stage's own, 124 when `reproduce`
+# stopped at its time limit, 2 for a usage error.
+#
+# Usage: bash scripts/gpu-run.sh <check|bench|reproduce> [arguments]
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+cd "$ROOT"
+say() { printf '[gpu-run] %s\n' "$*"; }
+
+OUT="${OUT:-$ROOT/.data/gpu-out}"
+mkdir -p "$OUT"
+export STAGNB_DATA="${STAGNB_DATA:-$ROOT/.data/datasets}"
+PEER_PYTHON="${STAGNB_PEER_PYTHON:-python3}"
+
+BIN="$(cd "${STAGNB_BIN:-bin}" 2>/dev/null && pwd -P)" || BIN="${STAGNB_BIN:-bin}"
+[[ -x "$BIN/stag" && -x "$BIN/stagnb.test" ]] || { say "$BIN/stag or $BIN/stagnb.test is missing: run scripts/gpu-bundle.sh where Go is, and carry bin/"; exit 2; }
+[[ -d "$STAGNB_DATA/cora" ]] || { say "no datasets in $STAGNB_DATA: run scripts/gpu-bundle.sh and carry .data/datasets"; exit 2; }
+
+stage="${1:-}"
+[[ -n "$stage" ]] || { say "name a stage: check, bench or reproduce TABLE"; exit 2; }
+shift
+
+{
+  echo "date: $(date -u +%FT%TZ)"
+  echo "host: $(uname -srm), $(nproc) CPUs"
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+  else
+    echo "nvidia-smi: not found"
+  fi
+  "$PEER_PYTHON" -W ignore -c 'import importlib
+for m in ("jax", "jaxlib", "torch", "torch_geometric"):
+    try:
+        print(m, importlib.import_module(m).__version__)
+    except Exception as e:
+        print(m, "missing:", type(e).__name__)' 2>/dev/null || echo "$PEER_PYTHON: cannot run"
+} >"$OUT/env.txt"
+say "$(tr '\n' ';' <"$OUT/env.txt")"
+
+case "$stage" in
+check)
+  say "stag backend"
+  "$BIN/stag" backend | tee "$OUT/backend.json"
+  say "core tests (-test.short) on that backend: $OUT/core-tests.log"
+  rc=0
+  (cd stagnb && "$BIN/stagnb.test" -test.short -test.v) >"$OUT/core-tests.log" 2>&1 || rc=$?
+  grep -E '^(--- FAIL|FAIL|PASS|ok)' "$OUT/core-tests.log" | tail -20 || true
+  ((rc == 0)) || { say "core tests failed (exit $rc): see core-tests.log"; exit "$rc"; }
+  say "a quick Cora training, Deterministic and Normal(1, 0.8)"
+  "$BIN/stag" reproduce table2 -quick -datasets cora -configs 'deterministic,normal(1,0.8)' -layers 2 -out "$OUT/quick"
+  ;;
+bench)
+  peer=()
+  if "$PEER_PYTHON" -c 'import torch, torch_geometric' 2>/dev/null; then
+    peer=(-peer "$PEER_PYTHON")
+  else
+    say "warning: $PEER_PYTHON cannot import torch and torch_geometric: timing ours only"
+  fi
+  "$BIN/stag" bench -methods all -steps 100 ${peer[@]+"${peer[@]}"} -out "$OUT/bench.jsonl" -markdown "$OUT/bench.md" "$@"
+  ;;
+reproduce)
+  table="${1:-}"
+  [[ -n "$table" ]] || { say "reproduce: name a table, e.g. table2"; exit 2; }
+  shift
+  limit="${STAGNB_STAGE_SECONDS:-540}"
+  say "stag reproduce $table -out results $* (stopped after ${limit} s)"
+  rc=0
+  timeout "$limit" "$BIN/stag" reproduce "$table" -out results "$@" || rc=$?
+  mkdir -p "$OUT/results"
+  cp -r results/. "$OUT/results/"
+  say "$(find results -name '*.json' -newer "$OUT/env.txt" | wc -l) records written in this call; results/ copied to $OUT/results"
+  if ((rc == 124)); then
+    say "stopped at the time limit: run the stage again (after copying the records back) to go on"
+  fi
+  exit "$rc"
+  ;;
+*)
+  say "unknown stage $stage: want check, bench or reproduce TABLE"
+  exit 2
+  ;;
+esac
