@@ -143,30 +143,28 @@ func toyGraphTask(t *testing.T) *GraphTask {
 	return &GraphTask{Name: "toy", NumFeatures: numFeatures, Train: b, Val: b, Test: b}
 }
 
-// toyWideTask is a 6-node path graph with self-loops and 3 classes whose 200 sparse features are
-// more than Table2Model's 128 hidden units, so that its first layer transforms first as on Cora.
+// toyWideTask is toyTask (a 6-node path graph with self-loops, 3 classes) with 200 sparse
+// features, more than Table2Model's 128 hidden units, so that its first layer transforms first as
+// on Cora, and a train/validation/test split.
 func toyWideTask(t *testing.T) *NodeTask {
 	t.Helper()
-	el, err := stagnb.UndirectedEdgeList(6, [][2]int32{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	el = el.WithSelfLoops()
+	task := toyTask(t)
 	const numFeatures = 200
 	rowPtr := []int32{0}
 	var cols []int32
 	var vals []float32
-	for v := range 6 {
+	for v := range task.Edges.NumNodes {
 		for k := range 3 {
 			cols = append(cols, int32(v*31+k*67)%numFeatures)
 			vals = append(vals, 1.0/3)
 		}
 		rowPtr = append(rowPtr, int32(len(cols)))
 	}
-	feats, err := stagnb.NewSparseInput(el, numFeatures, rowPtr, cols, vals, stagnb.NormBoth)
+	feats, err := stagnb.NewSparseInput(task.Edges, numFeatures, rowPtr, cols, vals, stagnb.NormBoth)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &NodeTask{Name: "toy", Edges: el, Features: feats, Labels: []int32{0, 0, 1, 1, 2, 2}, NumClasses: 3,
-		Split: datasets.Split{Train: []int32{0, 3, 5}, Val: []int32{1, 4}, Test: []int32{2}}}
+	task.Features = feats
+	task.Split = datasets.Split{Train: []int32{0, 3, 5}, Val: []int32{1, 4}, Test: []int32{2}}
+	return task
 }
