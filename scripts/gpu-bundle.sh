@@ -41,8 +41,9 @@ cat <<'EOF'
 device call (at most 10 minutes) per line; scripts/gpu-run.sh says what each stage writes under $OUT:
   bash scripts/gpu-run.sh check                    # backend and device, core tests, a quick Cora training
   bash scripts/gpu-run.sh bench                    # every method beside the PyTorch Geometric peer
-  bash scripts/gpu-run.sh reproduce table2 -datasets cora,citeseer   # repeat until it exits 0,
-      # copying $OUT/results back into results/ here between calls (cp -rn), so that the next call skips them
+  bash scripts/gpu-run.sh reproduce table2 -datasets cora,citeseer -jobs 8   # repeat until it exits 0,
+      # copying $OUT/results back into results/ here between calls (cp -rn), so that the next call skips them;
+      # -jobs 8 overlaps the runs' XLA compilations (3 per run, on the CPU) and their small GPU steps
 The backend chooser finds JAX's CUDA plugin (jax_plugins/xla_cuda*/xla_cuda_plugin.so) by itself; set
 STAGNB_PJRT_PLUGIN=/path/to/plugin.so to name another.
 EOF
