@@ -354,7 +354,7 @@ func pickMethods(list string) ([]int, error) {
 	}
 	var picked []int
 	for _, n := range names {
-		known := n == "all"
+		known := false
 		for i, m := range models.BenchMethods {
 			if n == "all" || n == m.Suite || n == m.Name {
 				known = true
