@@ -23,6 +23,11 @@ GOFLAGS=-buildvcs=true go build -trimpath -ldflags='-s -w' -o bin/stag ./cmd/sta
 say "go test -c bin/stagnb.test"
 go test -c -trimpath -ldflags='-s -w' -o bin/stagnb.test ./stagnb
 
+if command -v objdump >/dev/null; then
+  # A cgo binary needs the C library it was linked against, or newer: the GPU machine's must be.
+  say "bin/stag needs glibc >= $(objdump -T bin/stag | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1 | cut -d_ -f2)"
+fi
+
 say "copy the datasets to .data/datasets/"
 rm -rf .data/datasets
 mkdir -p .data/datasets

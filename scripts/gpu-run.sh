@@ -40,7 +40,7 @@ shift
 
 {
   echo "date: $(date -u +%FT%TZ)"
-  echo "host: $(uname -srm), $(nproc) CPUs"
+  echo "host: $(uname -srm), $(nproc) CPUs, $(ldd --version 2>/dev/null | head -1)"
   if command -v nvidia-smi >/dev/null; then
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
   else
