@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/experiments"
@@ -90,8 +91,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	defer backend.Finalize()
 	prov := models.Provenance{Command: "stag " + strings.Join(append([]string{"reproduce"}, args...), " "), Commit: recordRevision("reproduce", stderr)}
+	start := time.Now()
 	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, *out, prov, models.ReproduceOptions{Progress: stderr, Logf: logf, Jobs: *jobs})
-	fmt.Fprintf(stdout, "%s: %d runs trained, %d already recorded, in %s\n", table, trained, skipped, *out)
+	fmt.Fprintf(stdout, "%s: %d runs trained, %d already recorded, in %s; wall time %s\n", table, trained, skipped, *out, time.Since(start).Round(time.Second))
 	if err != nil {
 		return err
 	}

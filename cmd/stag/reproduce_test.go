@@ -72,7 +72,7 @@ func TestReproduceComparison(t *testing.T) {
 	}
 	got := stdout.String()
 	t.Logf("\n%s", got)
-	for _, want := range []string{"0 runs trained, 5 already recorded", "79.34 ± 0.22", "| 5 |"} {
+	for _, want := range []string{"0 runs trained, 5 already recorded", "; wall time 0s\n", "79.34 ± 0.22", "| 5 |"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
