@@ -16,7 +16,8 @@
 #
 # $STAGNB_BIN names another folder of the two binaries (default bin/). Every stage first writes
 # env.txt (GPU, driver, Python packages). Exit status: the stage's own, 124 when `reproduce`
-# stopped at its time limit, 2 for a usage error.
+# stopped at its time limit, 2 for a usage error, 3 when `check` finds an NVIDIA GPU that the backend
+# does not use.
 #
 # Usage: bash scripts/gpu-run.sh <check|bench|reproduce> [arguments]
 set -euo pipefail
@@ -59,6 +60,11 @@ case "$stage" in
 check)
   say "stag backend"
   "$BIN/stag" backend | tee "$OUT/backend.json"
+  if [[ -z "${GOMLX_BACKEND:-}" ]] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 &&
+    ! grep -q '"backend":"xla' "$OUT/backend.json"; then
+    say "an NVIDIA GPU is here but the backend is not XLA: see the reason above (set STAGNB_PJRT_PLUGIN to the CUDA plugin)"
+    exit 3
+  fi
   say "core tests (-test.short) on that backend: $OUT/core-tests.log"
   rc=0
   (cd stagnb && "$BIN/stagnb.test" -test.short -test.v) >"$OUT/core-tests.log" 2>&1 || rc=$?

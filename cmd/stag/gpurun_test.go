@@ -14,7 +14,8 @@ import (
 // TestGPURunScript runs scripts/gpu-run.sh, the GPU machine's runner, here as it runs there: with
 // binaries built beforehand (STAGNB_BIN) and no Go on PATH, on whatever backend this machine
 // chooses. The check stage must report the backend, pass the core tests and record two quick Cora
-// runs; the bench stage must write its JSON lines and Markdown table; usage errors exit 2.
+// runs, and stop (exit 3) where nvidia-smi lists a GPU that the backend does not use; the bench stage
+// must write its JSON lines and Markdown table; usage errors exit 2.
 func TestGPURunScript(t *testing.T) {
 	needData(t)
 	if testing.Short() {
@@ -42,16 +43,28 @@ func TestGPURunScript(t *testing.T) {
 		}
 	}
 	out := t.TempDir()
-	runStage := func(args ...string) (int, string) {
+	noGo := strings.Join(path, string(os.PathListSeparator))
+	runStageOn := func(pathEnv string, args ...string) (int, string) {
 		cmd := exec.Command("bash", append([]string{filepath.Join(root, "scripts", "gpu-run.sh")}, args...)...)
 		cmd.Dir = t.TempDir() // the script finds the checkout from its own path
-		cmd.Env = append(os.Environ(), "PATH="+strings.Join(path, string(os.PathListSeparator)),
+		cmd.Env = append(os.Environ(), "PATH="+pathEnv, "GOMLX_BACKEND=",
 			"STAGNB_BIN="+bin, "OUT="+out, "STAGNB_PEER_PYTHON=/nonexistent/python3")
 		b, err := cmd.CombinedOutput()
 		if _, ok := err.(*exec.ExitError); err != nil && !ok {
 			t.Fatalf("gpu-run.sh %v: %v", args, err)
 		}
 		return cmd.ProcessState.ExitCode(), string(b)
+	}
+	runStage := func(args ...string) (int, string) { return runStageOn(noGo, args...) }
+
+	// A machine whose nvidia-smi lists a GPU, but with no CUDA plugin to use it: check must stop.
+	fake := t.TempDir()
+	smi := "#!/bin/sh\ncase \"$1\" in\n-L) echo 'GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-fake)' ;;\n*) echo 'NVIDIA H100 80GB HBM3, 550.54, 81559 MiB' ;;\nesac\n"
+	if err := os.WriteFile(filepath.Join(fake, "nvidia-smi"), []byte(smi), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, log := runStageOn(fake+string(os.PathListSeparator)+noGo, "check"); code != 3 || !strings.Contains(log, "an NVIDIA GPU is here but the backend is not XLA") {
+		t.Errorf("gpu-run.sh check with a GPU and no plugin: exit %d, want 3 and the reason\n%s", code, log)
 	}
 
 	if code, log := runStage("check"); code != 0 {
