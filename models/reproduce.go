@@ -35,13 +35,25 @@ type RunSpec struct {
 func (s RunSpec) Column() string { return fmt.Sprintf("layers=%d", s.Layers) }
 
 // Path is the record's file, relative to the results directory:
-// [quick/]<table>/<dataset>/<column>/<config>/seed=<seed>.json.
+// [quick/]<table>/<dataset>/<column>/<config>/seed=<seed>.json, where the characters of the config
+// that some file systems refuse (Windows': <>:"/\|?*) are written "-": "vi:rc" is stored under
+// "vi-rc", so that a clone of the committed records checks out everywhere.
 func (s RunSpec) Path() string {
-	p := filepath.Join(s.Table, s.Dataset, s.Column(), s.Config, fmt.Sprintf("seed=%d.json", s.Seed))
+	p := filepath.Join(s.Table, s.Dataset, s.Column(), pathSafe(s.Config), fmt.Sprintf("seed=%d.json", s.Seed))
 	if s.Quick {
 		p = filepath.Join("quick", p)
 	}
 	return p
+}
+
+// pathSafe replaces the characters that some file systems refuse in a name with "-".
+func pathSafe(name string) string {
+	return strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`<>:"/\|?*`, r) || r < ' ' {
+			return '-'
+		}
+		return r
+	}, name)
 }
 
 // Record is what Reproduce stores for one RunSpec: the metrics, the full configuration and the

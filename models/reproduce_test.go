@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,6 +105,37 @@ func TestReproduceResumes(t *testing.T) {
 	trained, _, err = Reproduce(backend, datasets.NewResolver(), bad, t.TempDir(), prov, ReproduceOptions{Protocol: tiny})
 	if err == nil || !strings.Contains(err.Error(), "normal(1") || trained != 0 {
 		t.Errorf("a bad config first: trained %d, error %v; want 0 and an error naming it", trained, err)
+	}
+}
+
+// TestRunSpecPaths checks the record paths of every table's full and quick grids: each spec has
+// its own file, and no path holds a character that Windows refuses in a file name (a clone of the
+// committed records must check out there), so that "vi:rc" is stored under "vi-rc".
+func TestRunSpecPaths(t *testing.T) {
+	cites, mols := []string{"cora", "citeseer"}, []string{"esol", "freesolv"}
+	var specs []RunSpec
+	for _, quick := range []bool{false, true} {
+		specs = slices.Concat(specs, Table2Specs(slices.Concat(cites, mols), quick), Table3Specs(cites, quick),
+			Table4Specs(mols, quick), Table5Specs(cites, quick), GNNSpecs("table6", cites, quick),
+			GNNSpecs("table7", cites, quick), Table8Specs(cites, quick), Figure5Specs(cites, quick))
+	}
+	seen := map[string]RunSpec{}
+	for _, s := range specs {
+		p := filepath.ToSlash(s.Path())
+		if i := strings.IndexAny(p, `<>:"\|?*`); i >= 0 {
+			t.Errorf("%+v: path %q holds %q", s, p, p[i])
+		}
+		if other, ok := seen[p]; ok {
+			t.Errorf("%+v and %+v share the path %q", s, other, p)
+		}
+		seen[p] = s
+	}
+	if got, want := (RunSpec{Table: "table3", Dataset: "cora", Config: "vi:rc", Layers: 2, Seed: 1}).Path(),
+		filepath.Join("table3", "cora", "layers=2", "vi-rc", "seed=1.json"); got != want {
+		t.Errorf("vi:rc: path %q, want %q", got, want)
+	}
+	if len(seen) < 1000 {
+		t.Errorf("only %d specs: the grids are incomplete", len(seen))
 	}
 }
 
