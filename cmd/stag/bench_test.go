@@ -25,10 +25,7 @@ func TestBench(t *testing.T) {
 		t.Skip("builds the binary and trains")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "stag")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := stagBinary(t)
 	outFile := filepath.Join(dir, "bench.jsonl")
 	mdFile := filepath.Join(dir, "bench.md")
 	cmd := exec.Command(bin, "bench", "-methods", "deterministic,stag_normal_mc", "-steps", "2", "-warmup", "0",

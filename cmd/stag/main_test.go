@@ -3,15 +3,50 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/models"
 )
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+// stagBinary returns the path of the real command, built once per test process with go build for
+// the tests that run it as a user would.
+func stagBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "stag-test-bin-"); binErr != nil {
+			return
+		}
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "stag"), ".").CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return filepath.Join(binDir, "stag")
+}
+
+// TestMain removes the binary that stagBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
 
 // stag runs the command in-process and returns its exit code, stdout and stderr.
 func stag(t *testing.T, args ...string) (int, string, string) {
@@ -146,11 +181,7 @@ func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "stag")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := stagBinary(t)
 	out, err := exec.Command(bin, "data", "stats", "multisets").Output()
 	if err != nil || !strings.Contains(string(out), `"num_multisets":15624`) {
 		t.Errorf("stag data stats multisets: %v, stdout %q", err, out)

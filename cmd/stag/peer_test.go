@@ -170,10 +170,7 @@ func TestBenchPeer(t *testing.T) {
 	}
 	needData(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "stag")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := stagBinary(t)
 	md := filepath.Join(dir, "bench.md")
 	cmd := exec.Command(bin, "bench", "-methods", "core", "-steps", "3", "-warmup", "1", "-peer", python,
 		"-peer-script", filepath.Join("..", "..", "bench", "peer", "pyg_gcn.py"), "-peer-threads", "2", "-markdown", md)
