@@ -18,13 +18,8 @@ import (
 // pathWithoutGo is $PATH less the directories that hold a go executable, and whether the
 // commands that install.sh needs besides Go are still found on it.
 func pathWithoutGo() (path string, usable bool) {
-	var dirs []string
-	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-		if st, err := os.Stat(filepath.Join(d, "go")); err == nil && !st.IsDir() {
-			continue
-		}
-		dirs = append(dirs, d)
-	}
+	path = stagtest.PathWithout("go")
+	dirs := filepath.SplitList(path)
 	for _, cmd := range []string{"python3", "uname", "dirname", "sed", "curl", "tar", "sha256sum"} {
 		if !slices.ContainsFunc(dirs, func(d string) bool {
 			_, err := os.Stat(filepath.Join(d, cmd))
@@ -33,7 +28,7 @@ func pathWithoutGo() (path string, usable bool) {
 			return "", false
 		}
 	}
-	return strings.Join(dirs, string(os.PathListSeparator)), true
+	return path, true
 }
 
 // TestInstallDryRun runs `bash docker/install.sh --dry-run` from the repository root in the current

@@ -34,14 +34,8 @@ func TestGPURunScript(t *testing.T) {
 	if out, err := exec.Command("go", "test", "-c", "-o", filepath.Join(bin, "stagnb.test"), "../../stagnb").CombinedOutput(); err != nil {
 		t.Fatalf("go test -c ../../stagnb: %v\n%s", err, out)
 	}
-	var path []string // $PATH without Go: the GPU machine has none
-	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-		if _, err := os.Stat(filepath.Join(d, "go")); err != nil {
-			path = append(path, d)
-		}
-	}
 	out := t.TempDir()
-	noGo := strings.Join(path, string(os.PathListSeparator))
+	noGo := stagtest.PathWithout("go") // the GPU machine has no Go
 	runStageOn := func(pathEnv string, args ...string) (int, string) {
 		cmd := exec.Command("bash", append([]string{filepath.Join(root, "scripts", "gpu-run.sh")}, args...)...)
 		cmd.Dir = t.TempDir() // the script finds the checkout from its own path

@@ -55,3 +55,16 @@ func RepoRoot(t testing.TB) string {
 		dir = parent
 	}
 }
+
+// PathWithout returns $PATH less the directories that hold a file named name (e.g. "go"), for
+// tests that run a script as it runs on a machine without that program.
+func PathWithout(name string) string {
+	var dirs []string
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if st, err := os.Stat(filepath.Join(d, name)); err == nil && !st.IsDir() {
+			continue
+		}
+		dirs = append(dirs, d)
+	}
+	return strings.Join(dirs, string(os.PathListSeparator))
+}
