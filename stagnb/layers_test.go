@@ -204,6 +204,49 @@ func TestMonteCarloReductions(t *testing.T) {
 	checkNear(t, "off-at-eval spread", res[3], make([]float64, 8), 1e-6)
 }
 
+// TestMonteCarloSpreadFarFromZero checks the spread of outputs whose mean is large beside their
+// spread (a regression target of 1000 ± 0.01, say): it must be the samples' standard deviation,
+// and exactly zero for identical samples, not the rounding error of E[y²] − E[y]² in float32.
+func TestMonteCarloSpreadFarFromZero(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		offset, deviation float32
+	}{
+		{"identical samples near 3", 3.14159, 0},
+		{"identical samples near -25", -25.37, 0},
+		{"1000 ± 0.01", 1000, 0.01},
+		{"-3 ± 0.001", -3, 0.001},
+		{"0 ± 1", 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const samples = 16
+			values := make([]float32, samples) // offset ± deviation, alternating: the spread is the deviation
+			for k := range values {
+				values[k] = tc.offset + tc.deviation*float32(1-2*(k%2))
+			}
+			res := runGraph(t, 1, func(scope *model.Scope, g *Graph) []*Node {
+				mean, spread := stagnb.MonteCarlo(g, samples, stagnb.MCMean, func(k int) *Node {
+					return Const(g, []float32{values[k]})
+				})
+				return []*Node{mean, spread}
+			})
+			var mean, sq float64 // the float64 statistics of the float32 samples
+			for _, v := range values {
+				mean += float64(v) / samples
+			}
+			for _, v := range values {
+				sq += (float64(v) - mean) * (float64(v) - mean) / samples
+			}
+			if got, want := res[1][0], math.Sqrt(sq); math.Abs(got-want) > 1e-3*want || (want == 0 && got != 0) {
+				t.Errorf("spread %g, want %g (samples %v)", got, want, values)
+			}
+			if got := res[0][0]; math.Abs(got-mean) > 1e-6*(1+math.Abs(mean)) {
+				t.Errorf("mean %g, want %g", got, mean)
+			}
+		})
+	}
+}
+
 // TestSharedLayersReuseOneDraw checks that SharedLayers noise is one draw per Monte-Carlo sample:
 // equal in two layers of a sample, different between samples.
 func TestSharedLayersReuseOneDraw(t *testing.T) {

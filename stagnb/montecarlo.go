@@ -53,25 +53,38 @@ func (r MCReduce) String() string { return [...]string{"mean", "probs", "vote"}[
 // (SharedLayers) is drawn once per sample. Whether noise is on at all follows each Noise's
 // OffAtEval and the graph's training flag.
 func MonteCarlo(g *Graph, samples int, reduce MCReduce, forward func(sample int) *Node) (mean, spread *Node) {
-	var sum, sumSq *Node
-	for _, y := range MonteCarloSamples(g, samples, forward) {
+	ys := MonteCarloSamples(g, samples, forward)
+	for k, y := range ys {
 		switch reduce {
 		case MCProbs:
-			y = Softmax(y, -1)
+			ys[k] = Softmax(y, -1)
 		case MCVote:
-			y = OneHot(ArgMax(y, -1, dtypes.Int32), y.Shape().Dimensions[y.Rank()-1], y.DType())
+			ys[k] = OneHot(ArgMax(y, -1, dtypes.Int32), y.Shape().Dimensions[y.Rank()-1], y.DType())
 		case MCMean:
 		default:
 			exceptions.Panicf("stagnb.MonteCarlo: unknown reduction %d (want MCMean, MCProbs or MCVote)", reduce)
 		}
-		if sum == nil {
-			sum, sumSq = y, Square(y)
-		} else {
-			sum, sumSq = Add(sum, y), Add(sumSq, Square(y))
-		}
+	}
+	sum := ys[0]
+	for _, y := range ys[1:] {
+		sum = Add(sum, y)
 	}
 	mean = DivScalar(sum, float64(samples))
-	spread = Sqrt(MaxScalar(Sub(DivScalar(sumSq, float64(samples)), Square(mean)), 0))
+	// The spread from the deviations of each sample from the first, not E[y²] − E[y]², which in
+	// float32 loses the spread of outputs far from zero (±0.001 around −3 came out as 0):
+	// identical samples give exactly 0, and the deviations are small numbers, summed accurately.
+	var devs []*Node
+	devSum := ZerosLike(ys[0])
+	for _, y := range ys {
+		d := Sub(y, ys[0])
+		devs, devSum = append(devs, d), Add(devSum, d)
+	}
+	devMean := DivScalar(devSum, float64(samples))
+	sumSq := ZerosLike(ys[0])
+	for _, d := range devs {
+		sumSq = Add(sumSq, Square(Sub(d, devMean)))
+	}
+	spread = Sqrt(DivScalar(sumSq, float64(samples)))
 	return mean, spread
 }
 
