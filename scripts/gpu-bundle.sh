@@ -2,8 +2,9 @@
 # Builds what a GPU machine without Go needs to run stagnb, for the device runs of the GPU issue:
 #   bin/stag          the CLI (cgo on, so go-xla can load a CUDA PJRT plugin), stripped;
 #   bin/stagnb.test   the core library's tests, to run on the GPU backend;
-#   .data/datasets/   a copy of the datasets (from $STAGNB_DATA), which the GPU machine cannot download.
-# Both are git-ignored; the rest of .data/ (scratch runs, say) is left alone. The script prints the
+#   .data/datasets/   a copy of the datasets (from $STAGNB_DATA), which the GPU machine cannot download;
+#   .data/gpu-results/  created if missing: the records of the GPU's reproduce stages, carried back and forth.
+# All are git-ignored; the rest of .data/ (scratch runs, say) is left alone. The script prints the
 # total size (a device call carries at most 64 MiB) and the commands to run there: the stages of
 # scripts/gpu-run.sh.
 #
@@ -35,20 +36,23 @@ for d in cora citeseer esol freesolv; do
   [[ -d "$STAGNB_DATA/$d" ]] && cp -r "$STAGNB_DATA/$d" .data/datasets/
 done
 
-size_mb=$(du -cm bin .data/datasets | tail -1 | cut -f1)
-say "bin/ and .data/datasets/ hold ${size_mb} MiB (a device call carries at most 64)"
+mkdir -p .data/gpu-results
+size_mb=$(du -cm bin .data/datasets .data/gpu-results | tail -1 | cut -f1)
+say "bin/, .data/datasets/ and .data/gpu-results/ hold ${size_mb} MiB (a device call carries at most 64)"
 if ((size_mb > 64)); then
   say "too large to carry"
   exit 1
 fi
 cat <<'EOF'
-[gpu-bundle] carry: ["bin", ".data/datasets"]; then on the GPU machine, from the repository root, one
-device call (at most 10 minutes) per line; scripts/gpu-run.sh says what each stage writes under $OUT:
+[gpu-bundle] carry: ["bin", ".data/datasets", ".data/gpu-results"]; then on the GPU machine, from the repository
+root, one device call (at most 10 minutes) per line; scripts/gpu-run.sh says what each stage writes under $OUT:
   bash scripts/gpu-run.sh check                    # backend and device, core tests, a quick Cora training
   bash scripts/gpu-run.sh bench                    # every method beside the PyTorch Geometric peer
-  bash scripts/gpu-run.sh reproduce table2 -datasets cora,citeseer -jobs 8   # repeat until it exits 0,
-      # copying $OUT/results back into results/ here between calls (cp -rn), so that the next call skips them;
-      # -jobs 8 overlaps the runs' XLA compilations (3 per run, on the CPU) and their small GPU steps
+  bash scripts/gpu-run.sh reproduce table2 -datasets cora,citeseer,esol,freesolv -jobs 8   # repeat until it exits 0,
+      # copying $OUT/results back into .data/gpu-results/ here between calls (cp -rn), so that the next call skips
+      # them; -jobs 8 overlaps the runs' XLA compilations (3 per run, on the CPU) and their small GPU steps.
+      # The whole table trains on the GPU, apart from results/'s CPU records; once it is complete, its records
+      # replace those of the same runs under results/ (git history keeps the CPU ones; say so in results/README.md).
 The backend chooser finds JAX's CUDA plugin (jax_plugins/xla_cuda*/xla_cuda_plugin.so) by itself; set
 STAGNB_PJRT_PLUGIN=/path/to/plugin.so to name another.
 EOF

@@ -8,11 +8,14 @@
 #   bench [stag bench flags]     every method's ms per step and per 32-sample inference beside the
 #                                PyTorch Geometric peer ($STAGNB_PEER_PYTHON, default python3; left out
 #                                with a warning when it lacks torch_geometric): bench.jsonl, bench.md
-#   reproduce TABLE [flags]      full-protocol runs of `stag reproduce TABLE` into results/ (resumable:
-#                                finished runs are skipped), stopped after $STAGNB_STAGE_SECONDS
-#                                (default 540) so that the call ends with its records; results/ is then
-#                                copied to $OUT/results. Copy it back into the checkout (cp -rn) before
-#                                the next call, which carries it to the device again.
+#   reproduce TABLE [flags]      full-protocol runs of `stag reproduce TABLE` into .data/gpu-results/
+#                                ($STAGNB_GPU_RESULTS; resumable: finished runs are skipped), stopped
+#                                after $STAGNB_STAGE_SECONDS (default 540) so that the call ends with its
+#                                records, which are then copied to $OUT/results. Copy them back into
+#                                .data/gpu-results/ (cp -rn) before the next call, which carries it to
+#                                the device again. Not results/: it holds CPU records, which reproduce
+#                                would skip, so the table would not all run on the GPU nor its time count
+#                                them.
 #
 # $STAGNB_BIN names another folder of the two binaries (default bin/). Every stage first writes
 # env.txt (GPU, driver, Python packages). Exit status: the stage's own, 124 when `reproduce`
@@ -29,6 +32,7 @@ say() { printf '[gpu-run] %s\n' "$*"; }
 OUT="${OUT:-$ROOT/.data/gpu-out}"
 mkdir -p "$OUT"
 export STAGNB_DATA="${STAGNB_DATA:-$ROOT/.data/datasets}"
+RESULTS="${STAGNB_GPU_RESULTS:-$ROOT/.data/gpu-results}"
 PEER_PYTHON="${STAGNB_PEER_PYTHON:-python3}"
 
 BIN="$(cd "${STAGNB_BIN:-bin}" 2>/dev/null && pwd -P)" || BIN="${STAGNB_BIN:-bin}"
@@ -87,12 +91,12 @@ reproduce)
   [[ -n "$table" ]] || { say "reproduce: name a table, e.g. table2"; exit 2; }
   shift
   limit="${STAGNB_STAGE_SECONDS:-540}"
-  say "stag reproduce $table -out results $* (stopped after ${limit} s)"
+  mkdir -p "$RESULTS" "$OUT/results"
+  say "stag reproduce $table -out $RESULTS $* (stopped after ${limit} s)"
   rc=0
-  timeout "$limit" "$BIN/stag" reproduce "$table" -out results "$@" || rc=$?
-  mkdir -p "$OUT/results"
-  cp -r results/. "$OUT/results/"
-  say "$(find results -name '*.json' -newer "$OUT/env.txt" | wc -l) records written in this call; results/ copied to $OUT/results"
+  timeout "$limit" "$BIN/stag" reproduce "$table" -out "$RESULTS" "$@" || rc=$?
+  cp -r "$RESULTS/." "$OUT/results/"
+  say "$(find "$RESULTS" -name '*.json' -newer "$OUT/env.txt" | wc -l) records written in this call; $RESULTS copied to $OUT/results"
   if ((rc == 124)); then
     say "stopped at the time limit: run the stage again (after copying the records back) to go on"
   fi

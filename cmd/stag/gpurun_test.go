@@ -15,7 +15,8 @@ import (
 // binaries built beforehand (STAGNB_BIN) and no Go on PATH, on whatever backend this machine
 // chooses. The check stage must report the backend, pass the core tests and record two quick Cora
 // runs, and stop (exit 3) where nvidia-smi lists a GPU that the backend does not use; the bench stage
-// must write its JSON lines and Markdown table; usage errors exit 2.
+// must write its JSON lines and Markdown table; the reproduce stage must train into its own folder,
+// copy it to $OUT and exit 124 when stopped at its time limit; usage errors exit 2.
 func TestGPURunScript(t *testing.T) {
 	needData(t)
 	if testing.Short() {
@@ -36,18 +37,18 @@ func TestGPURunScript(t *testing.T) {
 	}
 	out := t.TempDir()
 	noGo := stagtest.PathWithout("go") // the GPU machine has no Go
-	runStageOn := func(pathEnv string, args ...string) (int, string) {
+	runStageOn := func(pathEnv string, env []string, args ...string) (int, string) {
 		cmd := exec.Command("bash", append([]string{filepath.Join(root, "scripts", "gpu-run.sh")}, args...)...)
 		cmd.Dir = t.TempDir() // the script finds the checkout from its own path
-		cmd.Env = append(os.Environ(), "PATH="+pathEnv, "GOMLX_BACKEND=",
-			"STAGNB_BIN="+bin, "OUT="+out, "STAGNB_PEER_PYTHON=/nonexistent/python3")
+		cmd.Env = append(append(os.Environ(), "PATH="+pathEnv, "GOMLX_BACKEND=",
+			"STAGNB_BIN="+bin, "OUT="+out, "STAGNB_PEER_PYTHON=/nonexistent/python3"), env...)
 		b, err := cmd.CombinedOutput()
 		if _, ok := err.(*exec.ExitError); err != nil && !ok {
 			t.Fatalf("gpu-run.sh %v: %v", args, err)
 		}
 		return cmd.ProcessState.ExitCode(), string(b)
 	}
-	runStage := func(args ...string) (int, string) { return runStageOn(noGo, args...) }
+	runStage := func(args ...string) (int, string) { return runStageOn(noGo, nil, args...) }
 
 	// A machine whose nvidia-smi lists a GPU, but with no CUDA plugin to use it: check must stop.
 	fake := t.TempDir()
@@ -55,7 +56,7 @@ func TestGPURunScript(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(fake, "nvidia-smi"), []byte(smi), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if code, log := runStageOn(fake+string(os.PathListSeparator)+noGo, "check"); code != 3 || !strings.Contains(log, "an NVIDIA GPU is here but the backend is not XLA") {
+	if code, log := runStageOn(fake+string(os.PathListSeparator)+noGo, nil, "check"); code != 3 || !strings.Contains(log, "an NVIDIA GPU is here but the backend is not XLA") {
 		t.Errorf("gpu-run.sh check with a GPU and no plugin: exit %d, want 3 and the reason\n%s", code, log)
 	}
 
@@ -87,6 +88,29 @@ func TestGPURunScript(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "bench.jsonl")); err != nil || strings.Count(string(b), "\n") != 1 {
 		t.Errorf("bench.jsonl (%v): want one record:\n%s", err, b)
+	}
+
+	// reproduce trains into its own folder ($STAGNB_GPU_RESULTS), not the checkout's results/, whose
+	// CPU records it would skip, and copies that folder to $OUT/results.
+	gpuResults := t.TempDir()
+	inGPUResults := []string{"STAGNB_GPU_RESULTS=" + gpuResults}
+	rec := filepath.Join("quick", "table2", "cora", "layers=2", "deterministic", "seed=1.json")
+	if code, log := runStageOn(noGo, inGPUResults, "reproduce", "table2", "-quick", "-datasets", "cora", "-configs", "deterministic", "-layers", "2"); code != 0 {
+		t.Errorf("gpu-run.sh reproduce: exit %d\n%s", code, log)
+	}
+	for _, dir := range []string{gpuResults, filepath.Join(out, "results")} {
+		if _, err := os.Stat(filepath.Join(dir, rec)); err != nil {
+			t.Errorf("reproduce stage: no record in %s: %v", dir, err)
+		}
+	}
+	// A stage stopped at its time limit exits 124, and still copies what it has.
+	os.RemoveAll(filepath.Join(out, "results"))
+	stopped := append(inGPUResults, "STAGNB_STAGE_SECONDS=1")
+	if code, log := runStageOn(noGo, stopped, "reproduce", "table2", "-quick", "-datasets", "cora", "-configs", "deterministic,normal(1,0.8)", "-layers", "2"); code != 124 || !strings.Contains(log, "stopped at the time limit") {
+		t.Errorf("gpu-run.sh reproduce with a 1 s limit: exit %d, want 124 and a word on the limit\n%s", code, log)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results", rec)); err != nil {
+		t.Errorf("reproduce stopped at its limit: the earlier record was not copied to $OUT/results: %v", err)
 	}
 
 	for _, args := range [][]string{{}, {"nosuch"}, {"reproduce"}} {
