@@ -51,7 +51,7 @@ root, one device call (at most 10 minutes) per line; scripts/gpu-run.sh says wha
   bash scripts/gpu-run.sh reproduce table2 -datasets cora,citeseer,esol,freesolv -jobs 8   # repeat until it exits 0,
       # copying $OUT/results back into .data/gpu-results/ here between calls (cp -rn), so that the next call skips
       # them; -jobs 8 overlaps the runs' XLA compilations (3 per run, on the CPU) and their small GPU steps.
-      # The whole table trains on the GPU, apart from results/'s CPU records; once it is complete, its records
+      # The whole table trains on the GPU (results/'s CPU records are not read); once it is complete, its records
       # replace those of the same runs under results/ (git history keeps the CPU ones; say so in results/README.md).
 The backend chooser finds JAX's CUDA plugin (jax_plugins/xla_cuda*/xla_cuda_plugin.so) by itself; set
 STAGNB_PJRT_PLUGIN=/path/to/plugin.so to name another.
