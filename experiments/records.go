@@ -68,7 +68,11 @@ func Records(backend compute.Backend, specs []models.RunSpec, command string) ([
 	}
 	missing := 0
 	for _, s := range specs {
-		if _, err := os.Stat(filepath.Join(dir, s.Path())); err != nil {
+		path, err := models.RecordFile(dir, s)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(path); err != nil {
 			missing++
 		}
 	}
@@ -148,7 +152,10 @@ func recordedRecords(specs []models.RunSpec) ([]models.Record, error) {
 	}
 	var recs []models.Record
 	for _, s := range specs {
-		path := filepath.Join(dir, s.Path())
+		path, err := models.RecordFile(dir, s)
+		if err != nil {
+			return nil, err
+		}
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -38,12 +39,40 @@ func (s RunSpec) Column() string { return fmt.Sprintf("layers=%d", s.Layers) }
 // [quick/]<table>/<dataset>/<column>/<config>/seed=<seed>.json, where the characters of the config
 // that some file systems refuse (Windows': <>:"/\|?*) are written "-": "vi:rc" is stored under
 // "vi-rc", so that a clone of the committed records checks out everywhere.
-func (s RunSpec) Path() string {
-	p := filepath.Join(s.Table, s.Dataset, s.Column(), pathSafe(s.Config), fmt.Sprintf("seed=%d.json", s.Seed))
+func (s RunSpec) Path() string { return s.pathIn(pathSafe(s.Config)) }
+
+// pathIn is Path with the config's folder named folder.
+func (s RunSpec) pathIn(folder string) string {
+	p := filepath.Join(s.Table, s.Dataset, s.Column(), folder, fmt.Sprintf("seed=%d.json", s.Seed))
 	if s.Quick {
 		p = filepath.Join("quick", p)
 	}
 	return p
+}
+
+// RecordFile is the file of spec's record under dir, filepath.Join(dir, spec.Path()). A record that
+// an earlier version stored under the config's raw name ("vi:rc" rather than "vi-rc") is moved
+// to that file first, when the file does not exist yet, so that no finished run is trained again;
+// the old folder is removed once empty. Every reader and writer of records goes through it.
+func RecordFile(dir string, spec RunSpec) (string, error) {
+	path, legacy := filepath.Join(dir, spec.Path()), filepath.Join(dir, spec.pathIn(spec.Config))
+	if legacy == path {
+		return path, nil
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return path, nil // recorded (or unreadable: the caller says so)
+	}
+	if fi, err := os.Lstat(legacy); err != nil || !fi.Mode().IsRegular() {
+		return path, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Rename(legacy, path); err != nil {
+		return "", fmt.Errorf("moving the record %s to %s: %w", legacy, path, err)
+	}
+	_ = os.Remove(filepath.Dir(legacy)) // fails, as it should, while other seeds remain there
+	return path, nil
 }
 
 // pathSafe replaces the characters that some file systems refuse in a name with "-".
@@ -463,7 +492,11 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 	}
 	var pending []job
 	for i, spec := range specs {
-		ok, err := validRecord(filepath.Join(outDir, spec.Path()))
+		path, err := RecordFile(outDir, spec)
+		if err != nil {
+			return 0, skipped, err
+		}
+		ok, err := validRecord(path)
 		if err != nil {
 			return 0, skipped, err
 		}

@@ -2,9 +2,12 @@ package models
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -137,6 +140,92 @@ func TestRunSpecPaths(t *testing.T) {
 	if len(seen) < 1000 {
 		t.Errorf("only %d specs: the grids are incomplete", len(seen))
 	}
+}
+
+// TestRecordFile checks that a record stored under the config's raw name by an earlier version
+// ("vi:rc") is moved to Path's file ("vi-rc") and found there, that an existing record at Path is
+// never overwritten by an old one, and that Reproduce skips a run whose record it moved.
+func TestRecordFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows refuses the old names, so no such record exists there")
+	}
+	vi := RunSpec{Table: "table3", Dataset: "cora", Config: "vi:rc", Layers: 2, Seed: 1}
+	for _, tc := range []struct {
+		name            string
+		spec            RunSpec
+		legacy, current bool // which files exist before the call
+		wantMoved       bool
+	}{
+		{"old name only", vi, true, false, true},
+		{"both: the current one is kept", vi, true, true, false},
+		{"current name only", vi, false, true, false},
+		{"none", vi, false, false, false},
+		{"a config without refused characters", RunSpec{Table: "table2", Dataset: "cora", Config: "normal(1,0.8)", Layers: 2, Seed: 3}, false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			legacy, current := filepath.Join(dir, tc.spec.pathIn(tc.spec.Config)), filepath.Join(dir, tc.spec.Path())
+			write := func(path, text string) {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.current {
+				write(current, "current")
+			}
+			if tc.legacy {
+				write(legacy, "legacy")
+			}
+			got, err := RecordFile(dir, tc.spec)
+			if err != nil || got != current {
+				t.Fatalf("RecordFile: %q, %v; want %q", got, err, current)
+			}
+			b, err := os.ReadFile(current)
+			switch {
+			case tc.wantMoved:
+				if string(b) != "legacy" {
+					t.Errorf("%s holds %q, %v; want the moved record", current, b, err)
+				}
+				if _, err := os.Stat(filepath.Dir(legacy)); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("the empty old folder %s remains (%v)", filepath.Dir(legacy), err)
+				}
+			case tc.current && string(b) != "current":
+				t.Errorf("%s holds %q, %v; want it untouched", current, b, err)
+			case !tc.current && err == nil:
+				t.Errorf("%s was created from nothing", current)
+			}
+			if tc.legacy && !tc.wantMoved {
+				if b, err := os.ReadFile(legacy); string(b) != "legacy" {
+					t.Errorf("the old record %s was touched: %q, %v", legacy, b, err)
+				}
+			}
+		})
+	}
+
+	t.Run("Reproduce skips a moved record", func(t *testing.T) {
+		dir := t.TempDir()
+		legacy := filepath.Join(dir, vi.pathIn(vi.Config))
+		if err := writeRecord(legacy, Record{Spec: vi, Result: &NodeResult{TestAcc: 0.8}}); err != nil {
+			t.Fatal(err)
+		}
+		coraTask(t) // skips without data: if the record were not found, this would train Cora
+		tiny := func(s RunSpec) TrainConfig {
+			t.Errorf("%+v was trained again", s)
+			c := ProtocolFor(s)
+			c.Epochs, c.EvalEvery, c.MCSamples = 1, 1, 1
+			return c
+		}
+		trained, skipped, err := Reproduce(stagtest.Backend(t), datasets.NewResolver(), []RunSpec{vi}, dir, Provenance{}, ReproduceOptions{Protocol: tiny})
+		if err != nil || trained != 0 || skipped != 1 {
+			t.Fatalf("trained %d, skipped %d, %v; want 0, 1", trained, skipped, err)
+		}
+		if r, err := ReadRecord(filepath.Join(dir, vi.Path())); err != nil || r.Result.TestAcc != 0.8 {
+			t.Errorf("the moved record: %+v, %v", r.Result, err)
+		}
+	})
 }
 
 func TestFigure5Specs(t *testing.T) {
