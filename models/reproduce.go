@@ -53,7 +53,8 @@ func (s RunSpec) pathIn(folder string) string {
 // RecordFile is the file of spec's record under dir, filepath.Join(dir, spec.Path()). A record that
 // an earlier version stored under the config's raw name ("vi:rc" rather than "vi-rc") is moved
 // to that file first, when the file does not exist yet, so that no finished run is trained again;
-// the old folder is removed once empty. Every reader and writer of records goes through it.
+// the old folder is removed once empty. Reproduce and the notebooks' readers (experiments.Records)
+// look a record up through it before reading Path.
 func RecordFile(dir string, spec RunSpec) (string, error) {
 	path, legacy := filepath.Join(dir, spec.Path()), filepath.Join(dir, spec.pathIn(spec.Config))
 	if legacy == path {
