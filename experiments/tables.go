@@ -87,18 +87,18 @@ func (t PaperTable) allSpecs(datasets []string, quick bool) []models.RunSpec {
 // same runs: the quick subset with the quick settings, the whole table otherwise.
 func (t PaperTable) Specs(s Settings) (specs []models.RunSpec, command string) {
 	if !s.Quick {
-		return t.allSpecs(t.Datasets, false), fmt.Sprintf("reproduce %s -datasets %s", t.Name, strings.Join(t.Datasets, ","))
+		return t.allSpecs(t.Datasets, false), models.CommandLine("reproduce", t.Name, "-datasets", strings.Join(t.Datasets, ","))
 	}
 	for _, spec := range t.allSpecs([]string{t.QuickDataset}, true) {
 		if spec.Layers == t.QuickLayers && slices.Contains(t.QuickConfigs, spec.Config) {
 			specs = append(specs, spec)
 		}
 	}
-	command = fmt.Sprintf("reproduce %s -quick -datasets %s -configs %s", t.Name, t.QuickDataset, strings.Join(t.QuickConfigs, ","))
+	args := []string{"reproduce", t.Name, "-quick", "-datasets", t.QuickDataset, "-configs", strings.Join(t.QuickConfigs, ",")}
 	if t.Name != "table3" && t.Name != "table4" && t.Name != "table8" { // their grids have one depth
-		command += fmt.Sprintf(" -layers %d", t.QuickLayers)
+		args = append(args, "-layers", fmt.Sprint(t.QuickLayers))
 	}
-	return specs, command
+	return specs, models.CommandLine(args...)
 }
 
 // TableRecords returns the records of a paper table (PaperTable.Specs): in quick mode it trains

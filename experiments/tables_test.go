@@ -39,6 +39,9 @@ func TestPaperTableSpecs(t *testing.T) {
 					t.Errorf("command %q does not name %q", cmd, s.Config)
 				}
 			}
+			if configs := strings.Join(tab.QuickConfigs, ","); strings.ContainsAny(configs, "()") && !strings.Contains(cmd, "'"+configs+"'") {
+				t.Errorf("command %q does not quote %s for the shell", cmd, configs)
+			}
 			if !strings.HasPrefix(cmd, "reproduce "+tab.Name+" -quick") || !strings.HasPrefix(fullCmd, "reproduce "+tab.Name+" -datasets") {
 				t.Errorf("commands %q, %q", cmd, fullCmd)
 			}

@@ -43,3 +43,30 @@ func SourceRevision() string {
 	}
 	return rev
 }
+
+// CommandLine joins args into one line that a POSIX shell splits back into the same args, as
+// records store the command that made them: an argument with characters the shell would
+// interpret, such as the parentheses of "normal(1,0.8)", is put in single quotes.
+func CommandLine(args ...string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = shellWord(a)
+	}
+	return strings.Join(quoted, " ")
+}
+
+// shellWord is a as one shell word: unchanged when it has only characters a shell leaves alone,
+// else in single quotes (a single quote inside becomes '\”).
+func shellWord(a string) string {
+	plain := a != ""
+	for _, r := range a {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./,=:@%+", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}

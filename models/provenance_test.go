@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -56,5 +57,39 @@ func TestSourceRevision(t *testing.T) {
 	t.Chdir(outside)
 	if got := SourceRevision(); got != UnknownRevision {
 		t.Errorf("outside a checkout: %q, want %q", got, UnknownRevision)
+	}
+}
+
+// TestCommandLine checks that CommandLine quotes exactly the arguments a shell would interpret,
+// and that sh reads the line back as the same arguments.
+func TestCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stag", "reproduce", "table2", "-datasets", "cora,citeseer", "-layers", "2"}, "stag reproduce table2 -datasets cora,citeseer -layers 2"},
+		{[]string{"-configs", "deterministic,normal(1,0.8)"}, "-configs 'deterministic,normal(1,0.8)'"},
+		{[]string{"-configs", "vi:rc", "-out", "/tmp/x y"}, "-configs vi:rc -out '/tmp/x y'"},
+		{[]string{"it's", "", "$HOME", "a*b"}, `'it'\''s' '' '$HOME' 'a*b'`},
+	} {
+		got := CommandLine(tc.args...)
+		if got != tc.want {
+			t.Errorf("CommandLine(%q) = %s, want %s", tc.args, got, tc.want)
+			continue
+		}
+		if runtime.GOOS == "windows" {
+			continue
+		}
+		out, err := exec.Command("sh", "-c", `eval "set -- $1"; for a in "$@"; do printf '[%s]\n' "$a"; done`, "sh", got).Output()
+		if err != nil {
+			t.Fatalf("sh reading %s: %v", got, err)
+		}
+		var want strings.Builder
+		for _, a := range tc.args {
+			want.WriteString("[" + a + "]\n")
+		}
+		if string(out) != want.String() {
+			t.Errorf("sh reads %s as %q, want %q", got, out, want.String())
+		}
 	}
 }

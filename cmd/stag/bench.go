@@ -93,7 +93,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		_, err := stdout.Write(line)
 		return err
 	}
-	command := "stag " + strings.Join(append([]string{"bench"}, args...), " ")
+	command := models.CommandLine(append([]string{"stag", "bench"}, args...)...)
 	var pm []peerMethod
 	if *peer != "" {
 		var methods []models.BenchMethod

@@ -90,7 +90,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer backend.Finalize()
-	prov := models.Provenance{Command: "stag " + strings.Join(append([]string{"reproduce"}, args...), " "), Commit: recordRevision("reproduce", stderr)}
+	prov := models.Provenance{Command: models.CommandLine(append([]string{"stag", "reproduce"}, args...)...), Commit: recordRevision("reproduce", stderr)}
 	start := time.Now()
 	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, *out, prov, models.ReproduceOptions{Progress: stderr, Logf: logf, Jobs: *jobs})
 	fmt.Fprintf(stdout, "%s: %d runs trained, %d already recorded, in %s; wall time %s\n", table, trained, skipped, *out, time.Since(start).Round(time.Second))
