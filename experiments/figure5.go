@@ -132,7 +132,7 @@ func Figure5Table(recs []models.Record) figures.Table {
 			if sp.seeds > 0 {
 				diff = fmt.Sprintf("%+.1f", sp.mean-dp.mean)
 			}
-			t.Rows = append(t.Rows, []string{d, fmt.Sprint(l), claim, pct(dp), pct(sp), diff, fmt.Sprint(min(dp.seeds, max(sp.seeds, dp.seeds)))})
+			t.Rows = append(t.Rows, []string{d, fmt.Sprint(l), claim, pct(dp), pct(sp), diff, seedCounts(dp.seeds, sp.seeds)})
 		}
 	}
 	for _, r := range recs {
@@ -143,6 +143,15 @@ func Figure5Table(recs []models.Record) figures.Table {
 		t.Footnotes = append(t.Footnotes, fmt.Sprintf("Ours: %s (%d epochs, one seed).", QuickNote, models.QuickTrainConfig().Epochs))
 	}
 	return t
+}
+
+// seedCounts is the seeds column of Figure5Table: one count when both methods have the same
+// number of seeds at a depth, else "Dropout / STAG".
+func seedCounts(dropout, stag int) string {
+	if dropout == stag {
+		return fmt.Sprint(dropout)
+	}
+	return fmt.Sprintf("%d / %d", dropout, stag)
 }
 
 // pct formats an accuracy point as "80.1 ± 0.4", or "—" when there is none.

@@ -32,15 +32,17 @@ func figure5Recs(accs map[[2]string]map[int][]float64) []models.Record {
 // that the plot has one line per method.
 func TestFigure5Table(t *testing.T) {
 	recs := figure5Recs(map[[2]string]map[int][]float64{
-		{"cora", "dropout(0.5)"}: {2: {0.80, 0.82}, 8: {0.30, 0.30}},
-		{"cora", "normal(1,1)"}:  {2: {0.79, 0.79}, 8: {0.60, 0.70}},
+		// At 4 layers STAG has one seed beside Dropout's two: the seeds column says both.
+		{"cora", "dropout(0.5)"}: {2: {0.80, 0.82}, 4: {0.50, 0.60}, 8: {0.30, 0.30}},
+		{"cora", "normal(1,1)"}:  {2: {0.79, 0.79}, 4: {0.70}, 8: {0.60, 0.70}},
 	})
 	tab := Figure5Table(recs)
-	if len(tab.Rows) != 2 {
-		t.Fatalf("%d rows, want 2 (cora at 2 and 8 layers): %v", len(tab.Rows), tab.Rows)
+	if len(tab.Rows) != 3 {
+		t.Fatalf("%d rows, want 3 (cora at 2, 4 and 8 layers): %v", len(tab.Rows), tab.Rows)
 	}
 	want := [][]string{
 		{"cora", "2", "STAG alleviates the deterioration with depth", "81.0 ± 1.0", "79.0 ± 0.0", "-2.0", "2"},
+		{"cora", "4", "", "55.0 ± 5.0", "70.0", "+15.0", "2 / 1"},
 		{"cora", "8", "", "30.0 ± 0.0", "65.0 ± 5.0", "+35.0", "2"},
 	}
 	for i, row := range want {
