@@ -190,3 +190,11 @@ func Must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// Check panics if err is not nil, as Must does for calls that return only an error, such as
+// figures.Show: Check(figures.Show(p)).
+func Check(err error) {
+	if err != nil {
+		panic(err)
+	}
+}

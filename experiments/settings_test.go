@@ -66,3 +66,13 @@ func TestMust(t *testing.T) {
 	}()
 	experiments.Must(0, errors.New("boom"))
 }
+
+func TestCheck(t *testing.T) {
+	experiments.Check(nil)
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(error).Error(), "boom") {
+			t.Errorf("Check with an error: recovered %v", r)
+		}
+	}()
+	experiments.Check(errors.New("boom"))
+}
