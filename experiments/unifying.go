@@ -83,7 +83,7 @@ func Figure2Methods() []Figure2Method {
 		{"Graph DropConnect", stagnb.NewNoise(bern, stagnb.StructureGDC),
 			"Z[l, c, u, v] ~ q(Z), Z ∈ ℝ^{L×C×|E|}", []string{"L", "C", "|E|"}, 274},
 		{"STAG", stagnb.NewNoise(normal, stagnb.StructureSTAG),
-			"A_uv · Z[l, i, u, v] (Eq. 4), elements independent: Z ∈ ℝ^{L×C×|E|} on the edges", []string{"L", "C", "|E|"}, 224},
+			"A_uv · Z[l, i, u, v] (Eq. 12), elements independent: Z ∈ ℝ^{L×C×|E|} on the edges", []string{"L", "C", "|E|"}, 224},
 	}
 }
 
@@ -374,7 +374,7 @@ func Figure2SharingTable(backend compute.Backend, seed int64) (figures.Table, er
 			"paper: draws per pass", "ours: draws per pass", "distinct weights in a Normal draw"},
 		Right: []bool{false, false, false, false, false, true, true, true},
 		Footnotes: []string{
-			"paper: the equations of Section 5 (LaTeX lines 224–274); ours: computed from each stagnb preset's Structure (Layers, Features, Edges).",
+			"paper: the STAG equation of Section 4 (LaTeX line 224) and the equations of Section 5 (lines 256–274); ours: computed from each stagnb preset's Structure (Layers, Features, Edges).",
 			fmt.Sprintf("Last column: the same structure drawn once with normal(1,%g) by (*stagnb.Noise).Weights (seed %d); with a continuous law every independent draw gives a distinct weight, so this counts the draws actually made.", Figure2Sigma, seed),
 			"The paper's Z[:, :, v, v] ∈ ℝ^N for FastGCN is one draw per node; stagnb applies node u's draw to every message u sends (row u of A ⊙ Z), so its index is written Z[:, :, u, :].",
 		},
