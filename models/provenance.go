@@ -56,7 +56,7 @@ func CommandLine(args ...string) string {
 }
 
 // shellWord is a as one shell word: unchanged when it has only characters a shell leaves alone,
-// else in single quotes (a single quote inside becomes '\”).
+// else in single quotes, where a single quote inside ends the quoting, is escaped and reopens it.
 func shellWord(a string) string {
 	plain := a != ""
 	for _, r := range a {
