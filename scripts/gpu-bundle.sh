@@ -45,14 +45,18 @@ if ((size_mb > 64)); then
 fi
 cat <<'EOF'
 [gpu-bundle] carry: ["bin", ".data/datasets", ".data/gpu-results"]; then on the GPU machine, from the repository
-root, one device call (at most 10 minutes) per line; scripts/gpu-run.sh says what each stage writes under $OUT:
+root, one device call (at most 10 minutes) per line; scripts/gpu-run.sh says what each stage writes under $OUT
+(plain files only, which is all the device brings back):
+  bash scripts/gpu-run.sh all                      # check, bench, then Table 2 for the time left of 570 s: one call
+                                                   # where the session's device time allows one; or, stage by stage:
   bash scripts/gpu-run.sh check                    # backend and device, core tests, a quick Cora training
   bash scripts/gpu-run.sh bench                    # every method beside the PyTorch Geometric peer
   bash scripts/gpu-run.sh reproduce table2 -datasets cora,citeseer,esol,freesolv -jobs 8   # repeat until it exits 0,
-      # copying $OUT/results back into .data/gpu-results/ here between calls (cp -rn), so that the next call skips
-      # them; -jobs 8 overlaps the runs' XLA compilations (3 per run, on the CPU) and their small GPU steps.
-      # The whole table trains on the GPU (results/'s CPU records are not read); once it is complete, its records
-      # replace those of the same runs under results/ (git history keeps the CPU ones; say so in results/README.md).
+      # unpacking $OUT/results.tar.gz here between calls (tar -xzf FILE -C .data/gpu-results --skip-old-files), so
+      # that the next call carries the records and skips them; -jobs 8 overlaps the runs' XLA compilations (3 per
+      # run, on the CPU) and their small GPU steps. The whole table trains on the GPU (results/'s CPU records are not
+      # read); once it is complete, its records replace those of the same runs under results/ (git history keeps
+      # the CPU ones; say so in results/README.md).
 The backend chooser finds JAX's CUDA plugin (jax_plugins/xla_cuda*/xla_cuda_plugin.so) by itself; set
 STAGNB_PJRT_PLUGIN=/path/to/plugin.so to name another.
 EOF

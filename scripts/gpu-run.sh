@@ -1,28 +1,35 @@
 #!/usr/bin/env bash
-# Runs one stage of the GPU measurements on a machine without Go, from what scripts/gpu-bundle.sh
-# built (bin/stag, bin/stagnb.test, .data/datasets/). Each stage fits in one 10-minute device call and
-# leaves its log and results under $OUT (default .data/gpu-out):
+# Runs the GPU measurements on a machine without Go, from what scripts/gpu-bundle.sh built (bin/stag,
+# bin/stagnb.test, .data/datasets/). Each stage fits in one 10-minute device call and leaves its log and
+# results under $OUT (default .data/gpu-out) as at most seven plain files, none in a subfolder, so that all
+# of them come back from the device (it returns at most 8 files, and no folder tree of records):
 #
 #   check                        the backend and device (backend.json), the core tests on them
-#                                (core-tests.log) and a quick Cora training (quick/…)
+#                                (core-tests.log) and a quick Cora training (quick.tar.gz: its records)
 #   bench [stag bench flags]     every method's ms per step and per 32-sample inference beside the
 #                                PyTorch Geometric peer ($STAGNB_PEER_PYTHON, default python3; left out
 #                                with a warning when it lacks torch_geometric): bench.jsonl, bench.md
 #   reproduce TABLE [flags]      full-protocol runs of `stag reproduce TABLE` into .data/gpu-results/
 #                                ($STAGNB_GPU_RESULTS; resumable: finished runs are skipped), stopped
 #                                after $STAGNB_STAGE_SECONDS (default 540) so that the call ends with its
-#                                records, which are then copied to $OUT/results. Copy them back into
-#                                .data/gpu-results/ (cp -rn) before the next call, which carries it to
-#                                the device again. Not results/: it holds CPU records, which reproduce
-#                                would skip, so the table would not all run on the GPU nor its time count
-#                                them.
+#                                records, which are then packed, all of them, into $OUT/results.tar.gz.
+#                                Unpack it back into .data/gpu-results/ (tar -xzf … --skip-old-files)
+#                                before the next call, which carries it to the device again. Not
+#                                results/: it holds CPU records, which reproduce would skip, so the table
+#                                would not all run on the GPU nor its time count them.
+#   all [reproduce flags]        check, then bench, then reproduce table2 with the flags given (default
+#                                -datasets cora,citeseer,esol,freesolv -jobs 8) for the time that is left
+#                                of $STAGNB_CALL_SECONDS (default 570): the whole measurement in one call,
+#                                for a session whose device time allows one ($STAGNB_BENCH_FLAGS: more
+#                                flags for bench). It stops after check when that finds a GPU the backend
+#                                does not use.
 #
 # $STAGNB_BIN names another folder of the two binaries (default bin/). Every stage first writes
 # env.txt (GPU, driver, Python packages). Exit status: the stage's own, 124 when `reproduce`
 # stopped at its time limit, 2 for a usage error, 3 when `check` finds an NVIDIA GPU that the backend
-# does not use.
+# does not use; `all` exits with the first failure of its stages, else reproduce's status.
 #
-# Usage: bash scripts/gpu-run.sh <check|bench|reproduce> [arguments]
+# Usage: bash scripts/gpu-run.sh <check|bench|reproduce|all> [arguments]
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -40,7 +47,7 @@ BIN="$(cd "${STAGNB_BIN:-bin}" 2>/dev/null && pwd -P)" || BIN="${STAGNB_BIN:-bin
 [[ -d "$STAGNB_DATA/cora" ]] || { say "no datasets in $STAGNB_DATA: run scripts/gpu-bundle.sh and carry .data/datasets"; exit 2; }
 
 stage="${1:-}"
-[[ -n "$stage" ]] || { say "name a stage: check, bench or reproduce TABLE"; exit 2; }
+[[ -n "$stage" ]] || { say "name a stage: check, bench, reproduce TABLE or all"; exit 2; }
 shift
 
 {
@@ -74,10 +81,14 @@ check)
   (cd stagnb && "$BIN/stagnb.test" -test.short -test.v) >"$OUT/core-tests.log" 2>&1 || rc=$?
   grep -E '^(--- FAIL|FAIL|PASS|ok)' "$OUT/core-tests.log" | tail -20 || true
   ((rc == 0)) || { say "core tests failed (exit $rc): see core-tests.log"; exit "$rc"; }
-  say "a quick Cora training, Deterministic and Normal(1, 0.8)"
-  "$BIN/stag" reproduce table2 -quick -datasets cora -configs 'deterministic,normal(1,0.8)' -layers 2 -out "$OUT/quick"
+  say "a quick Cora training, Deterministic and Normal(1, 0.8): its records in $OUT/quick.tar.gz"
+  quick="$(mktemp -d)"
+  "$BIN/stag" reproduce table2 -quick -datasets cora -configs 'deterministic,normal(1,0.8)' -layers 2 -out "$quick"
+  tar -czf "$OUT/quick.tar.gz" -C "$quick" .
+  rm -rf "$quick"
   ;;
 bench)
+  say "stag bench: ms per step and per inference of every method, in $OUT/bench.jsonl and $OUT/bench.md"
   peer=()
   if "$PEER_PYTHON" -c 'import torch, torch_geometric' 2>/dev/null; then
     peer=(-peer "$PEER_PYTHON")
@@ -91,19 +102,41 @@ reproduce)
   [[ -n "$table" ]] || { say "reproduce: name a table, e.g. table2"; exit 2; }
   shift
   limit="${STAGNB_STAGE_SECONDS:-540}"
-  mkdir -p "$RESULTS" "$OUT/results"
+  mkdir -p "$RESULTS"
   say "stag reproduce $table -out $RESULTS $* (stopped after ${limit} s)"
   rc=0
   timeout "$limit" "$BIN/stag" reproduce "$table" -out "$RESULTS" "$@" || rc=$?
-  cp -r "$RESULTS/." "$OUT/results/"
-  say "$(find "$RESULTS" -name '*.json' -newer "$OUT/env.txt" | wc -l) records written in this call; $RESULTS copied to $OUT/results"
+  tar -czf "$OUT/results.tar.gz" -C "$RESULTS" .
+  say "$(find "$RESULTS" -name '*.json' -newer "$OUT/env.txt" | wc -l) records written in this call, $(find "$RESULTS" -name '*.json' | wc -l) in all: packed into $OUT/results.tar.gz"
   if ((rc == 124)); then
-    say "stopped at the time limit: run the stage again (after copying the records back) to go on"
+    say "stopped at the time limit: run the stage again (after unpacking $OUT/results.tar.gz into $RESULTS where it is carried from) to go on"
   fi
   exit "$rc"
   ;;
+all)
+  end=$((SECONDS + ${STAGNB_CALL_SECONDS:-570}))
+  self="$ROOT/scripts/gpu-run.sh"
+  export OUT
+  rc=0
+  bash "$self" check || rc=$?
+  ((rc != 3)) || exit 3 # the backend is not the GPU's: nothing else would measure it
+  rc_bench=0
+  # shellcheck disable=SC2086 # the flags are words
+  bash "$self" bench ${STAGNB_BENCH_FLAGS:-} || rc_bench=$?
+  ((rc != 0)) || rc=$rc_bench
+  left=$((end - SECONDS - 15)) # the last seconds pack the records
+  if ((left < 30)); then
+    say "all: no time left to reproduce (${left} s)"
+    exit "$rc"
+  fi
+  (($# > 0)) || set -- -datasets cora,citeseer,esol,freesolv -jobs 8
+  rc_rep=0
+  STAGNB_STAGE_SECONDS=$left bash "$self" reproduce table2 "$@" || rc_rep=$?
+  ((rc != 0)) || rc=$rc_rep
+  exit "$rc"
+  ;;
 *)
-  say "unknown stage $stage: want check, bench or reproduce TABLE"
+  say "unknown stage $stage: want check, bench, reproduce TABLE or all"
   exit 2
   ;;
 esac

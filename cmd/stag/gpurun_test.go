@@ -1,10 +1,14 @@
 package main
 
 import (
+	"archive/tar"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -13,10 +17,12 @@ import (
 
 // TestGPURunScript runs scripts/gpu-run.sh, the GPU machine's runner, here as it runs there: with
 // binaries built beforehand (STAGNB_BIN) and no Go on PATH, on whatever backend this machine
-// chooses. The check stage must report the backend, pass the core tests and record two quick Cora
-// runs, and stop (exit 3) where nvidia-smi lists a GPU that the backend does not use; the bench stage
-// must write its JSON lines and Markdown table; the reproduce stage must train into its own folder,
-// copy it to $OUT and exit 124 when stopped at its time limit; usage errors exit 2.
+// chooses. The all stage runs check and bench (with no time left for reproduce): check must report
+// the backend, pass the core tests and pack two quick Cora records, and stop (exit 3) where
+// nvidia-smi lists a GPU that the backend does not use; bench must write its JSON lines and Markdown
+// table. The reproduce stage must train into its own folder, pack it into $OUT and exit 124 when
+// stopped at its time limit; usage errors exit 2. After every stage, $OUT must hold only what the
+// device tool brings back: at most 8 plain files, no folders, with plain names.
 func TestGPURunScript(t *testing.T) {
 	needData(t)
 	if testing.Short() {
@@ -56,13 +62,18 @@ func TestGPURunScript(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(fake, "nvidia-smi"), []byte(smi), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if code, log := runStageOn(fake+string(os.PathListSeparator)+noGo, nil, "check"); code != 3 || !strings.Contains(log, "an NVIDIA GPU is here but the backend is not XLA") {
-		t.Errorf("gpu-run.sh check with a GPU and no plugin: exit %d, want 3 and the reason\n%s", code, log)
+	for _, stage := range []string{"check", "all"} {
+		if code, log := runStageOn(fake+string(os.PathListSeparator)+noGo, nil, stage); code != 3 || !strings.Contains(log, "an NVIDIA GPU is here but the backend is not XLA") || strings.Contains(log, "stag bench") {
+			t.Errorf("gpu-run.sh %s with a GPU and no plugin: exit %d, want 3 and the reason, and nothing run after check\n%s", stage, code, log)
+		}
 	}
 
-	if code, log := runStage("check"); code != 0 {
-		t.Fatalf("gpu-run.sh check: exit %d\n%s", code, log)
+	// check and bench in one call; a second of budget leaves no time for reproduce.
+	code, log := runStageOn(noGo, []string{"STAGNB_CALL_SECONDS=1", "STAGNB_BENCH_FLAGS=-methods deterministic -steps 2 -warmup 0"}, "all")
+	if code != 0 || !strings.Contains(log, "no time left to reproduce") {
+		t.Fatalf("gpu-run.sh all with a 1 s budget: exit %d, want 0 after check and bench, and no reproduce\n%s", code, log)
 	}
+	checkReturnable(t, out)
 	var backend struct{ Backend, Check, Device string }
 	if b, err := os.ReadFile(filepath.Join(out, "backend.json")); err != nil || json.Unmarshal(b, &backend) != nil || backend.Check != "ok" || backend.Device == "" {
 		t.Errorf("backend.json: %+v (%v); want a passed check naming the device", backend, err)
@@ -70,18 +81,18 @@ func TestGPURunScript(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(out, "core-tests.log")); err != nil || !strings.Contains(string(b), "\nPASS\n") || strings.Contains(string(b), "--- FAIL") {
 		t.Errorf("core-tests.log (%v) does not show the core tests passing:\n%s", err, b)
 	}
+	quick := tarFiles(t, filepath.Join(out, "quick.tar.gz"))
 	for _, c := range []string{"deterministic", "normal(1,0.8)"} {
-		if _, err := os.Stat(filepath.Join(out, "quick", "quick", "table2", "cora", "layers=2", c, "seed=1.json")); err != nil {
-			t.Errorf("check stage: no quick record of %s: %v", c, err)
+		if name := "quick/table2/cora/layers=2/" + c + "/seed=1.json"; !quick[name] {
+			t.Errorf("check stage: quick.tar.gz has no %s; it has %v", name, quick)
 		}
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "env.txt")); err != nil || !strings.Contains(string(b), "python3: cannot run") {
 		t.Errorf("env.txt (%v) does not say that the peer's Python cannot run:\n%s", err, b)
 	}
 
-	code, log := runStage("bench", "-methods", "deterministic", "-steps", "2", "-warmup", "0")
-	if code != 0 || !strings.Contains(log, "timing ours only") {
-		t.Errorf("gpu-run.sh bench without the peer: exit %d, want 0 and a warning that it times ours only\n%s", code, log)
+	if !strings.Contains(log, "timing ours only") {
+		t.Errorf("gpu-run.sh bench without the peer: no warning that it times ours only\n%s", log)
 	}
 	if md, err := os.ReadFile(filepath.Join(out, "bench.md")); err != nil || !strings.Contains(string(md), "| deterministic | aggregate_first | ") {
 		t.Errorf("bench.md (%v) lacks the deterministic row:\n%s", err, md)
@@ -91,31 +102,82 @@ func TestGPURunScript(t *testing.T) {
 	}
 
 	// reproduce trains into its own folder ($STAGNB_GPU_RESULTS), not the checkout's results/, whose
-	// CPU records it would skip, and copies that folder to $OUT/results.
+	// CPU records it would skip, and packs that folder into $OUT/results.tar.gz.
 	gpuResults := t.TempDir()
 	inGPUResults := []string{"STAGNB_GPU_RESULTS=" + gpuResults}
-	rec := filepath.Join("quick", "table2", "cora", "layers=2", "deterministic", "seed=1.json")
+	rec := "quick/table2/cora/layers=2/deterministic/seed=1.json"
 	if code, log := runStageOn(noGo, inGPUResults, "reproduce", "table2", "-quick", "-datasets", "cora", "-configs", "deterministic", "-layers", "2"); code != 0 {
 		t.Errorf("gpu-run.sh reproduce: exit %d\n%s", code, log)
 	}
-	for _, dir := range []string{gpuResults, filepath.Join(out, "results")} {
-		if _, err := os.Stat(filepath.Join(dir, rec)); err != nil {
-			t.Errorf("reproduce stage: no record in %s: %v", dir, err)
-		}
+	if _, err := os.Stat(filepath.Join(gpuResults, rec)); err != nil {
+		t.Errorf("reproduce stage: no record in its folder: %v", err)
 	}
-	// A stage stopped at its time limit exits 124, and still copies what it has.
-	os.RemoveAll(filepath.Join(out, "results"))
+	if packed := tarFiles(t, filepath.Join(out, "results.tar.gz")); !packed[rec] {
+		t.Errorf("reproduce stage: results.tar.gz has no %s; it has %v", rec, packed)
+	}
+	checkReturnable(t, out)
+	// A stage stopped at its time limit exits 124, and still packs what it has.
+	os.Remove(filepath.Join(out, "results.tar.gz"))
 	stopped := append(inGPUResults, "STAGNB_STAGE_SECONDS=1")
 	if code, log := runStageOn(noGo, stopped, "reproduce", "table2", "-quick", "-datasets", "cora", "-configs", "deterministic,normal(1,0.8)", "-layers", "2"); code != 124 || !strings.Contains(log, "stopped at the time limit") {
 		t.Errorf("gpu-run.sh reproduce with a 1 s limit: exit %d, want 124 and a word on the limit\n%s", code, log)
 	}
-	if _, err := os.Stat(filepath.Join(out, "results", rec)); err != nil {
-		t.Errorf("reproduce stopped at its limit: the earlier record was not copied to $OUT/results: %v", err)
+	if packed := tarFiles(t, filepath.Join(out, "results.tar.gz")); !packed[rec] {
+		t.Errorf("reproduce stopped at its limit: results.tar.gz lacks the earlier record %s; it has %v", rec, packed)
 	}
 
 	for _, args := range [][]string{{}, {"nosuch"}, {"reproduce"}} {
 		if code, log := runStage(args...); code != 2 {
 			t.Errorf("gpu-run.sh %v: exit %d, want 2\n%s", args, code, log)
+		}
+	}
+}
+
+// returnableName is a name the device tool brings back from $OUT: letters, digits, '.', '_', '-'.
+var returnableName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+// checkReturnable fails unless dir holds only what the device tool brings back whole: at most 8
+// plain files with plain names, and no folders (the tool returns no tree of records).
+func checkReturnable(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) > 8 {
+		t.Errorf("$OUT holds %d entries; the device returns at most 8 files", len(entries))
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !returnableName.MatchString(e.Name()) {
+			t.Errorf("$OUT/%s (%v) would not come back from the device: only plain files with plain names do", e.Name(), e.Type())
+		}
+	}
+}
+
+// tarFiles lists the regular files of a .tar.gz, without a leading "./".
+func tarFiles(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	names := map[string]bool{}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return names
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			names[strings.TrimPrefix(h.Name, "./")] = true
 		}
 	}
 }
