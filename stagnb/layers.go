@@ -21,7 +21,8 @@ const (
 	// ParamStructure is the noise structure, as ParseStructure reads it, e.g. "stag", "dropedge",
 	// "gdc+renormalize". The default is "stag" (per layer × feature × edge).
 	ParamStructure = "stag_structure"
-	// ParamNoiseOffAtEval turns the noise off (replaces it by its mean) outside training.
+	// ParamNoiseOffAtEval turns the noise off outside training: each weight is replaced by its mean
+	// (Noise.EvalWeight).
 	// The default is false: the paper keeps the noise on and averages Monte-Carlo samples.
 	ParamNoiseOffAtEval = "stag_noise_off_at_eval"
 	// ParamPlacement is where GCN's noise sits: "aggregate_first", "transform_first" or "dgl"

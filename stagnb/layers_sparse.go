@@ -120,13 +120,13 @@ func (s *SparseInput) denseTConst(g *Graph) *Node {
 }
 
 // fixedWeight reports whether noise draws nothing in graph g, and then the constant weight it
-// stands for (1, or E[z] when the noise is off at evaluation).
+// stands for (1, or Noise.EvalWeight when the noise is off at evaluation).
 func fixedWeight(scope *model.Scope, g *Graph, noise *Noise) (bool, float64) {
 	switch {
 	case noise == nil || noise.Dist.IsNone():
 		return true, 1
 	case noise.Dist.Kind != DistGiven && !noise.Active(scope, g):
-		return true, noise.Dist.Mean()
+		return true, noise.EvalWeight()
 	}
 	return false, 0
 }

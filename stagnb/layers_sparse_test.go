@@ -133,7 +133,7 @@ func sparseLayers() []sparseLayer {
 // TestSparseLayersMatchDense checks that the sparse GraphSAGE and GIN layers give the dense layers'
 // output and the same gradients for every variable (their custom matmul gradients included),
 // whatever normalisation the sparse input was prepared with: without noise (the host-aggregated
-// path), with noise off at evaluation (E[z] = 0.6), and with DropEdge noise, whose one draw per
+// path), with noise off at evaluation (E[z] = 0.6, or 1 when renormalized), and with DropEdge noise, whose one draw per
 // edge is shared by the two layers of one graph (the per-pair scatter path).
 func TestSparseLayersMatchDense(t *testing.T) {
 	bern, _ := stagnb.Bernoulli(0.4, false)
@@ -143,6 +143,7 @@ func TestSparseLayersMatchDense(t *testing.T) {
 	}{
 		{"none", nil},
 		{"off at eval", &stagnb.Noise{Dist: bern, Structure: stagnb.StructureSTAG, OffAtEval: true}},
+		{"renormalized off at eval", &stagnb.Noise{Dist: bern, Structure: stagnb.Structure{Features: stagnb.SharedFeatures, Renormalize: true}, OffAtEval: true}},
 		{"dropedge", stagnb.NewNoise(bern, stagnb.StructureDropEdge)},
 	}
 	for _, c := range sparseCases() {

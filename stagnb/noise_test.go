@@ -277,6 +277,45 @@ func TestRenormalizeRestoresInDegree(t *testing.T) {
 	}
 }
 
+// TestOffAtEvalWeight checks the weight that noise switched off at evaluation stands for, in the
+// dense and the sparse aggregation: E[z] (0.2 for Bernoulli(0.8) without rescaling), but 1 where
+// the structure renormalizes to the in-degree, as DropEdge evaluates on the whole graph.
+func TestOffAtEvalWeight(t *testing.T) {
+	bern, _ := stagnb.Bernoulli(0.8, false)
+	el := fourNodes().WithSelfLoops()
+	for _, tc := range []struct {
+		structure string
+		want      float64
+	}{
+		{"stag", 0.2},
+		{"dropedge", 0.2},
+		{"dropedge+per_layer+renormalize", 1},
+		{"gdc+renormalize", 1},
+	} {
+		t.Run(tc.structure, func(t *testing.T) {
+			st, err := stagnb.ParseStructure(tc.structure)
+			if err != nil {
+				t.Fatal(err)
+			}
+			noise := &stagnb.Noise{Dist: bern, Structure: st, OffAtEval: true}
+			if got := noise.EvalWeight(); math.Abs(got-tc.want) > 1e-12 {
+				t.Errorf("EvalWeight = %g, want %g", got, tc.want)
+			}
+			res := runGraph(t, 5, func(scope *model.Scope, g *Graph) []*Node {
+				x, edges := Const(g, fourX), el.Const(g)
+				exact := stagnb.StochasticAggregate(scope, x, edges, stagnb.AggSum, stagnb.NormBoth, nil)
+				return []*Node{
+					MulScalar(exact, tc.want),
+					stagnb.StochasticAggregate(scope, x, edges, stagnb.AggSum, stagnb.NormBoth, noise),
+					sparseFour(t, el, stagnb.NormBoth).Aggregate(scope, edges, noise),
+				}
+			})
+			checkNear(t, "dense", res[1], res[0], 1e-6)
+			checkNear(t, "sparse", res[2], res[0], 1e-6)
+		})
+	}
+}
+
 // TestUnbiasedSum checks E[noisy SUM] = E[z]·SUM with the Monte-Carlo mean of K samples:
 // per node and channel the noisy sum has variance Var(z)·Σ x_u², so the mean of K samples
 // must lie within 5·√(Var(z)·Σx²/K) of E[z]·Σx. The spread MonteCarlo returns is checked

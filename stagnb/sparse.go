@@ -244,7 +244,7 @@ func (s *SparseInput) noisyValues(scope *model.Scope, edges *Edges, noise *Noise
 		st := noise.Structure
 		switch {
 		case !noise.Active(scope, g) && noise.Dist.Kind != DistGiven:
-			vals = MulScalar(vals, noise.Dist.Mean())
+			vals = MulScalar(vals, noise.EvalWeight())
 		case st.Features == PerFeature && st.Edges == PerEdge && !st.Renormalize && noise.Dist.Kind != DistGiven:
 			if st.Layers == SharedLayers {
 				exceptions.Panicf("stagnb.SparseInput.Aggregate: per-feature noise shared across layers (%s) needs equal layer widths; the input layer has %d features", noise, s.numFeatures)

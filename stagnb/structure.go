@@ -158,9 +158,22 @@ type Noise struct {
 	Dist      Distribution
 	Structure Structure
 	// OffAtEval replaces the weights by their mean E[z] when the graph is not a training graph
-	// (weight scaling, as Dropout does at test time). The paper keeps the noise on at test time
-	// and averages Monte-Carlo samples, which is the default (false).
+	// (weight scaling, as Dropout does at test time), renormalized to the in-degree as in training
+	// when the structure says so, which makes every weight 1 (DropEdge evaluates on the whole
+	// graph); see EvalWeight. The paper keeps the noise on at test time and averages Monte-Carlo
+	// samples, which is the default (false).
 	OffAtEval bool
+}
+
+// EvalWeight is the constant weight that stands for every draw when the noise is off at
+// evaluation: E[z], or, when the structure renormalizes the weights to the in-degree, those means
+// renormalized, which is 1 (0 when E[z] is 0, as a node whose weights are all 0 keeps them).
+func (n *Noise) EvalWeight() float64 {
+	m := n.Dist.Mean()
+	if n.Structure.Renormalize && m != 0 {
+		return 1
+	}
+	return m
 }
 
 // NewNoise returns the noise with distribution d and structure s, noise on at evaluation.
@@ -205,7 +218,7 @@ type sharedDrawKey struct {
 // them shaped to multiply the `[num_edges, width]` messages: `[num_edges, width]`,
 // `[num_edges, 1]`, `[1, width]` or `[1, 1]` depending on the structure.
 // It returns nil when the noise is not active (see Active); when it is off at evaluation it
-// returns the constant E[z].
+// returns the constant EvalWeight.
 func (n *Noise) Weights(scope *model.Scope, edges *Edges, width int, dtype dtypes.DType) *Node {
 	g := edges.Src.Graph()
 	if n == nil || n.Dist.IsNone() {
@@ -215,7 +228,7 @@ func (n *Noise) Weights(scope *model.Scope, edges *Edges, width int, dtype dtype
 		if n.Dist.Kind == DistGiven {
 			return ConvertDType(n.Dist.MuNode, dtype)
 		}
-		return Scalar(g, dtype, n.Dist.Mean())
+		return Scalar(g, dtype, n.EvalWeight())
 	}
 	rows := edges.NumEdges()
 	switch n.Structure.Edges {
