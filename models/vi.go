@@ -438,7 +438,8 @@ func viFeatureParams(vi *model.Scope, g *Graph, l, width int, h VIHyper) (mu, lo
 
 // viHead returns an amortised head for the edge embeddings emb `[E, in]`: the weights `[in, out]`
 // and bias `[out]` of a Linear(in → out) predicting name ("mu" or "log_sigma") for layer 0 (first)
-// or the other layers, under scope vi/head_first or vi/head_rest, initialised as the original code
+// or the other layers, under scope vi/head_first or vi/head_rest (VIGraphRegressor's PosteriorRE
+// uses its first head for every layer), initialised as the original code
 // (weights Normal(0, 1e-2) for μ, Normal(0, 1e-3) for log σ; μ bias ~ Normal(1, μ0), log σ bias =
 // log σ0).
 func viHead(vi *model.Scope, g *Graph, first bool, name string, emb *Node, out int, h VIHyper) (w, b *Node) {

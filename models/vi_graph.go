@@ -33,8 +33,11 @@ type GraphPredictor interface {
 // μ and σ = exp(log σ) are learned as for VIGCN: PosteriorR one pair shared by all layers (μ starts
 // at 1), PosteriorRC one pair per layer and input feature (μ ~ Normal(1, μ0)), and the amortised
 // PosteriorRE and PosteriorREC predicted per edge (and feature) by a linear head on concat(h_src,
-// h_dst) of a two-layer GCN encoder of the molecule — one head for layer 0, one for the other
-// layers, whose single sample is reused by all of them. Because the encoder reads the graph, the
+// h_dst) of a two-layer GCN encoder of the molecule. PosteriorRE has one head pair, Linear(2·Hidden,
+// 1) for μ and for log σ, shared by all layers as in the code's mol_vi_per_edge (VIGCN gives layer 0
+// heads of its own, as cora_vi_per_layer did); PosteriorREC has one head pair for layer 0 (C_in(0)
+// outputs) and one for the other layers (Hidden outputs). Layer 0 draws its own sample; the other
+// layers reuse one sample between them. Because the encoder reads the graph, the
 // posterior generalises to molecules not seen in training. While training it adds the code's
 // regulariser (VILegacy): −mean log p(a) of layer 0's sample (twice for PosteriorR) plus the mean
 // over the other layers of theirs, under the prior Normal(1, σ_prior).
@@ -147,8 +150,10 @@ func (m *VIGraphRegressor) params(vi *model.Scope, g *Graph, l, in int, emb *Nod
 		if m.Posterior == PosteriorRE {
 			out = 1
 		}
+		// PosteriorRE's one head pair lives in "head_first"; PosteriorREC's rest heads in "head_rest".
+		first := l == 0 || m.Posterior == PosteriorRE
 		linear := func(name string) *Node {
-			w, b := viHead(vi, g, l == 0, name, emb, out, m.Hyper)
+			w, b := viHead(vi, g, first, name, emb, out, m.Hyper)
 			return Add(stagnb.MatMulPadded(emb, w), Reshape(b, 1, out))
 		}
 		return linear("mu"), linear("log_sigma")

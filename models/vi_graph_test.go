@@ -1,9 +1,12 @@
 package models
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/ml/model"
 	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/internal/stagtest"
 )
@@ -66,5 +69,51 @@ func TestVIGraphRegressor(t *testing.T) {
 	}
 	if _, err := GraphModelFor(RunSpec{Table: "table4", Dataset: "esol", Config: "bbgdc", Layers: 2}); err == nil || !strings.Contains(err.Error(), "vi:<posterior>") {
 		t.Errorf("GraphModelFor(table4, bbgdc): error %v", err)
+	}
+}
+
+// TestVIGraphRegressorHeads checks the amortised posteriors' heads, as the authors' scripts built
+// them: PosteriorRE one pair Linear(2·Hidden, 1) for μ and log σ shared by every layer
+// (mol_vi_per_edge), PosteriorREC one pair for layer 0 (C_in(0) outputs) and one for the others
+// (Hidden outputs), with three layers so that the rest heads serve two.
+func TestVIGraphRegressorHeads(t *testing.T) {
+	task := toyGraphTask(t)
+	const hidden = 8
+	for _, tc := range []struct {
+		posterior Posterior
+		want      map[string][]int // variable under /vi/head_… → shape
+	}{
+		{PosteriorRE, map[string][]int{
+			"head_first/mu/weights": {2 * hidden, 1}, "head_first/mu/bias": {1},
+			"head_first/log_sigma/weights": {2 * hidden, 1}, "head_first/log_sigma/bias": {1},
+		}},
+		{PosteriorREC, map[string][]int{
+			"head_first/mu/weights": {2 * hidden, task.NumFeatures}, "head_first/mu/bias": {task.NumFeatures},
+			"head_first/log_sigma/weights": {2 * hidden, task.NumFeatures}, "head_first/log_sigma/bias": {task.NumFeatures},
+			"head_rest/mu/weights": {2 * hidden, hidden}, "head_rest/mu/bias": {hidden},
+			"head_rest/log_sigma/weights": {2 * hidden, hidden}, "head_rest/log_sigma/bias": {hidden},
+		}},
+	} {
+		t.Run(tc.posterior.String(), func(t *testing.T) {
+			h, err := VIHyperparameters("freesolv", tc.posterior)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := &VIGraphRegressor{Posterior: tc.posterior, Layers: 3, Hidden: hidden, Activation: "relu", Hyper: h}
+			store := model.NewStore()
+			exec := model.MustNewExec(stagtest.Backend(t), store, func(scope *model.Scope, g *Graph) *Node {
+				return m.Predict(scope, g, task.Train, task.NumFeatures)
+			})
+			exec.MustCall()
+			got := map[string][]int{}
+			for v := range store.IterVariables() {
+				if name, ok := strings.CutPrefix(v.Scope()+"/"+v.Name(), "/vi/head_"); ok {
+					got["head_"+name] = v.Shape().Dimensions
+				}
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("heads: got %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
