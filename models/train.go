@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -26,10 +27,16 @@ type TrainConfig struct {
 	// Epochs of full-batch training (code: 3000; the paper's text says 2000 with early stopping).
 	Epochs int `json:"epochs"`
 	// EvalEvery is the evaluation interval in epochs (code: 100). The test accuracy reported is
-	// the one at the first evaluation with the best validation accuracy.
+	// the one at the first evaluation with the best validation accuracy. We evaluate after epochs
+	// EvalEvery, 2·EvalEvery, …, and after the last; the code evaluated after epochs 1, 101, …,
+	// 2901 (idx_epoch % 100 == 0, counted from 0), which shifts the candidates by 99 epochs.
 	EvalEvery int `json:"eval_every"`
 	// MCSamples averaged at each evaluation, noise on (paper: 32).
 	MCSamples int `json:"mc_samples"`
+	// MCVote predicts each node's class by the majority vote of the samples' argmaxes (ties to the
+	// lower class), as BBGDC's code did (accuracy_mrun_np), instead of the argmax of their mean
+	// logits (STAG's code).
+	MCVote bool `json:"mc_vote,omitempty"`
 	// SelectFinal reports the metrics of the last evaluation instead of those at the best
 	// validation accuracy (the paper's Figure 5: 400 epochs, no early stopping).
 	SelectFinal bool `json:"select_final,omitempty"`
@@ -168,16 +175,8 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 		if eval == nil {
 			if eval, err = model.NewExec(backend, store, func(scope *model.Scope, g *Graph) []*Node {
 				samples := stagnb.MonteCarloSamples(g, cfg.MCSamples, func(int) *Node { return m.Logits(scope, g, task) })
-				var logits, probs *Node
-				for _, y := range samples {
-					if logits == nil {
-						logits, probs = y, Softmax(y, -1)
-					} else {
-						logits, probs = Add(logits, y), Add(probs, Softmax(y, -1))
-					}
-				}
-				k := float64(cfg.MCSamples)
-				return []*Node{DivScalar(logits, k), DivScalar(probs, k)}
+				scores, probs := mcScores(samples, cfg.MCVote)
+				return []*Node{scores, probs}
 			}); err != nil {
 				return nil, err
 			}
@@ -187,16 +186,16 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 		if err != nil {
 			return nil, fmt.Errorf("models.TrainNodeClassifier: evaluation at epoch %d: %w", epoch, err)
 		}
-		meanLogits := tensors.MustCopyFlatData[float32](outs[0])
+		scores := tensors.MustCopyFlatData[float32](outs[0])
 		meanProbs := tensors.MustCopyFlatData[float32](outs[1])
 		for _, t := range outs {
 			t.FinalizeAll()
 		}
 		c := task.NumClasses
 		ev := Evaluation{Epoch: epoch, Loss: res.FinalLoss,
-			TrainAcc: accuracy(meanLogits, c, task.Labels, task.Split.Train),
-			ValAcc:   accuracy(meanLogits, c, task.Labels, task.Split.Val),
-			TestAcc:  accuracy(meanLogits, c, task.Labels, task.Split.Test)}
+			TrainAcc: accuracy(scores, c, task.Labels, task.Split.Train),
+			ValAcc:   accuracy(scores, c, task.Labels, task.Split.Val),
+			TestAcc:  accuracy(scores, c, task.Labels, task.Split.Test)}
 		for _, p := range meanProbs {
 			if math.IsNaN(float64(p)) {
 				return nil, fmt.Errorf("models.TrainNodeClassifier: evaluation at epoch %d: NaN predictions", epoch)
@@ -220,6 +219,25 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 		}
 	}
 	return res, nil
+}
+
+// mcScores reduces the Monte-Carlo samples of the logits `[num_nodes, num_classes]` to the scores
+// whose argmax is the prediction, the samples' mean logits or, with vote, their argmaxes' vote
+// fractions; and to the mean of their softmax probabilities.
+func mcScores(samples []*Node, vote bool) (scores, probs *Node) {
+	for _, y := range samples {
+		s := y
+		if vote {
+			s = OneHot(ArgMax(y, -1, dtypes.Int32), y.Shape().Dimensions[y.Rank()-1], y.DType())
+		}
+		if scores == nil {
+			scores, probs = s, Softmax(y, -1)
+		} else {
+			scores, probs = Add(scores, s), Add(probs, Softmax(y, -1))
+		}
+	}
+	k := float64(len(samples))
+	return DivScalar(scores, k), DivScalar(probs, k)
 }
 
 // lastTrain, lastVal and lastTest are the accuracies of the latest evaluation, NaN before the first.

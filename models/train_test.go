@@ -100,6 +100,53 @@ func TestNLLAndECE(t *testing.T) {
 	}
 }
 
+// TestMCScores checks the two ways an evaluation turns Monte-Carlo samples into a prediction,
+// on three samples of two nodes' logits. Node 0: one confident vote for class 0 (12 against 0)
+// and two weak ones for class 1 (0 against 1): the mean logits pick class 0, the majority vote
+// (BBGDC's code) class 1. Node 1: two samples for class 1 and one for class 0, and both ways pick
+// class 1. The mean softmax probabilities are the same either way.
+func TestMCScores(t *testing.T) {
+	samples := [][][]float32{
+		{{12, 0}, {0, 3}},
+		{{0, 1}, {0, 3}},
+		{{0, 1}, {1, 0}},
+	}
+	for _, tc := range []struct {
+		vote       bool
+		wantScores []float64
+	}{
+		{false, []float64{4, 2.0 / 3, 1.0 / 3, 2}},
+		{true, []float64{1.0 / 3, 2.0 / 3, 1.0 / 3, 2.0 / 3}},
+	} {
+		exec := model.MustNewExec(stagtest.Backend(t), model.NewStore(), func(scope *model.Scope, g *Graph) []*Node {
+			ys := make([]*Node, len(samples))
+			for i, y := range samples {
+				ys[i] = Const(g, y)
+			}
+			scores, probs := mcScores(ys, tc.vote)
+			return []*Node{scores, probs}
+		})
+		outs := exec.MustCall()
+		scores := outs[0].Value().([][]float32)
+		probs := outs[1].Value().([][]float32)
+		for i, want := range tc.wantScores {
+			if got := float64(scores[i/2][i%2]); math.Abs(got-want) > 1e-6 {
+				t.Errorf("vote=%v: score[%d][%d] = %g, want %g", tc.vote, i/2, i%2, got, want)
+			}
+		}
+		// The probabilities are the mean softmax either way: node 0's class 0 has
+		// (σ(12) + 2·σ(−1))/3 with σ the logistic function.
+		sigmoid := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+		if got, want := float64(probs[0][0]), (sigmoid(12)+2*sigmoid(-1))/3; math.Abs(got-want) > 1e-6 {
+			t.Errorf("vote=%v: mean probability of node 0, class 0 = %g, want %g", tc.vote, got, want)
+		}
+		predicted := accuracy([]float32{scores[0][0], scores[0][1]}, 2, []int32{1}, []int32{0})
+		if want := map[bool]float64{false: 0, true: 1}[tc.vote]; predicted != want {
+			t.Errorf("vote=%v: accuracy of node 0 (labelled 1) = %g, want %g", tc.vote, predicted, want)
+		}
+	}
+}
+
 // TestNormalMinChannels checks the original code's guard: Normal noise only on messages with at
 // least 8 channels. On a toy task whose every message is narrower, two Monte-Carlo samples are
 // equal with the guard and differ without it.
