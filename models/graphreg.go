@@ -97,7 +97,8 @@ type GraphResult struct {
 
 // TrainGraphRegressor trains m on task full-batch with MSE and Adam (cfg.LearningRate; L2 on the
 // first layer when cfg.WeightDecayFirst > 0), evaluates the cfg.MCSamples-sample mean prediction
-// every cfg.EvalEvery epochs, and reports the test RMSE at the lowest validation RMSE.
+// every cfg.EvalEvery epochs (and after the last; the code's first evaluation came after epoch 1, see
+// TrainConfig.EvalEvery), and reports the test RMSE at the lowest validation RMSE.
 func TrainGraphRegressor(backend compute.Backend, task *GraphTask, m GraphPredictor, cfg TrainConfig) (*GraphResult, error) {
 	if cfg.Epochs < 1 || cfg.EvalEvery < 1 || cfg.MCSamples < 1 {
 		return nil, fmt.Errorf("models.TrainGraphRegressor: Epochs=%d, EvalEvery=%d, MCSamples=%d must be ≥ 1", cfg.Epochs, cfg.EvalEvery, cfg.MCSamples)
