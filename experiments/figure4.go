@@ -20,7 +20,7 @@ import (
 	"gonum.org/v1/plot"
 )
 
-// Figure4Config is the setting of the paper's Figure 4 (§7 and App. "For Section STAG Alleviates
+// Figure4Config is the setting of the paper's Figure 4 (§7 and §9.1 "For Section STAG Alleviates
 // Over-Smoothing", after Cai & Wang 2020): a random geometric graph, a smooth random signal on
 // it, and repeated GCN propagation X ← P(Z ⊙ X) with P = D̃^-½(A+I)D̃^-½.
 type Figure4Config struct {

@@ -27,7 +27,7 @@ type Settings struct {
 	// Seed seeds every random draw of the notebooks (the model store's RNG).
 	Seed int64
 	// Table1Samples is the number of Monte-Carlo draws per multiset that estimate Table 1's
-	// E[exp(SUM(ξ_U(0,1)(X)))]: 200000 (standard error about 0.1% of the value), quick 20000.
+	// E[exp(SUM(ξ_U(0,1)(X)))]: 200000 (standard error 0.2–0.4 % of the value, as notebook 01 shows), quick 20000.
 	Table1Samples int
 	// HistogramSamples is the number of draws per multiset in the histograms of notebook 01:
 	// 200000, quick 20000.

@@ -131,7 +131,7 @@ func Aggregate(messages *Node, edges *Edges, agg Aggregator) *Node {
 	return nil
 }
 
-// StochasticAggregate is STAG's aggregation (the paper's Equation 6): each message
+// StochasticAggregate is STAG's aggregation (the paper's Equation 12): each message
 // x[src] (`[num_nodes, C]` node features) is multiplied by its noise weight z, then the
 // messages are normalised (norm) and reduced at their destination (agg). It returns `[num_nodes, C]`.
 //
