@@ -13,10 +13,12 @@
 #                                ($STAGNB_GPU_RESULTS; resumable: finished runs are skipped), stopped
 #                                after $STAGNB_STAGE_SECONDS (default 540) so that the call ends with its
 #                                records, which are then packed, all of them, into $OUT/results.tar.gz.
-#                                Unpack it back into .data/gpu-results/ (tar -xzf … --skip-old-files)
-#                                before the next call, which carries it to the device again. Not
-#                                results/: it holds CPU records, which reproduce would skip, so the table
-#                                would not all run on the GPU nor its time count them.
+#                                Copy that file to .data/gpu-results.tar.gz ($STAGNB_GPU_RESULTS.tar.gz)
+#                                before the next call, which carries it: the stage first unpacks it into
+#                                the folder, keeping the records already there, and so goes on where the
+#                                last call stopped, on a fresh machine too. Not results/: it holds CPU
+#                                records, which reproduce would skip, so the table would not all run on
+#                                the GPU nor its time count them.
 #   all [reproduce flags]        check, then bench, then reproduce table2 with the flags given (default
 #                                -datasets cora,citeseer,esol,freesolv -jobs 8) for the time that is left
 #                                of $STAGNB_CALL_SECONDS (default 570): the whole measurement in one call,
@@ -103,13 +105,17 @@ reproduce)
   shift
   limit="${STAGNB_STAGE_SECONDS:-540}"
   mkdir -p "$RESULTS"
+  if [[ -f "$RESULTS.tar.gz" ]]; then
+    tar -xzf "$RESULTS.tar.gz" -C "$RESULTS" --skip-old-files
+    say "$(find "$RESULTS" -name '*.json' | wc -l) records in $RESULTS after unpacking $RESULTS.tar.gz"
+  fi
   say "stag reproduce $table -out $RESULTS $* (stopped after ${limit} s)"
   rc=0
   timeout "$limit" "$BIN/stag" reproduce "$table" -out "$RESULTS" "$@" || rc=$?
   tar -czf "$OUT/results.tar.gz" -C "$RESULTS" .
   say "$(find "$RESULTS" -name '*.json' -newer "$OUT/env.txt" | wc -l) records written in this call, $(find "$RESULTS" -name '*.json' | wc -l) in all: packed into $OUT/results.tar.gz"
   if ((rc == 124)); then
-    say "stopped at the time limit: run the stage again (after unpacking $OUT/results.tar.gz into $RESULTS where it is carried from) to go on"
+    say "stopped at the time limit: copy \$OUT/results.tar.gz to $RESULTS.tar.gz where it is carried from, and run the stage again to go on"
   fi
   exit "$rc"
   ;;

@@ -20,8 +20,8 @@ import (
 // chooses. The all stage runs check and bench (with no time left for reproduce): check must report
 // the backend, pass the core tests and pack two quick Cora records, and stop (exit 3) where
 // nvidia-smi lists a GPU that the backend does not use; bench must write its JSON lines and Markdown
-// table. The reproduce stage must train into its own folder, pack it into $OUT and exit 124 when
-// stopped at its time limit; usage errors exit 2. After every stage, $OUT must hold only what the
+// table. The reproduce stage must train into its own folder, pack it into $OUT, start the next call
+// from the archive of the last, and exit 124 when stopped at its time limit; usage errors exit 2. After every stage, $OUT must hold only what the
 // device tool brings back: at most 8 plain files, no folders, with plain names.
 func TestGPURunScript(t *testing.T) {
 	needData(t)
@@ -116,14 +116,27 @@ func TestGPURunScript(t *testing.T) {
 		t.Errorf("reproduce stage: results.tar.gz has no %s; it has %v", rec, packed)
 	}
 	checkReturnable(t, out)
-	// A stage stopped at its time limit exits 124, and still packs what it has.
+	// The next call, on a fresh machine: no records folder, only the last call's archive carried
+	// beside it, which the stage unpacks first. Stopped at its time limit (1 s: too short to train
+	// anything), it exits 124 and still packs what it has: the carried record.
+	fresh := filepath.Join(t.TempDir(), "gpu-results")
+	archive, err := os.ReadFile(filepath.Join(out, "results.tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fresh+".tar.gz", archive, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	os.Remove(filepath.Join(out, "results.tar.gz"))
-	stopped := append(inGPUResults, "STAGNB_STAGE_SECONDS=1")
+	stopped := []string{"STAGNB_GPU_RESULTS=" + fresh, "STAGNB_STAGE_SECONDS=1"}
 	if code, log := runStageOn(noGo, stopped, "reproduce", "table2", "-quick", "-datasets", "cora", "-configs", "deterministic,normal(1,0.8)", "-layers", "2"); code != 124 || !strings.Contains(log, "stopped at the time limit") {
 		t.Errorf("gpu-run.sh reproduce with a 1 s limit: exit %d, want 124 and a word on the limit\n%s", code, log)
 	}
+	if _, err := os.Stat(filepath.Join(fresh, rec)); err != nil {
+		t.Errorf("reproduce did not unpack the carried archive into its folder: %v", err)
+	}
 	if packed := tarFiles(t, filepath.Join(out, "results.tar.gz")); !packed[rec] {
-		t.Errorf("reproduce stopped at its limit: results.tar.gz lacks the earlier record %s; it has %v", rec, packed)
+		t.Errorf("reproduce stopped at its limit: results.tar.gz lacks the carried record %s; it has %v", rec, packed)
 	}
 
 	for _, args := range [][]string{{}, {"nosuch"}, {"reproduce"}} {
