@@ -98,7 +98,7 @@ type NodeResult struct {
 	TestAcc   float64 `json:"test_acc"`
 	// TestNLL and TestECE (15 equal-width bins) are computed from the Monte-Carlo mean of the
 	// softmax probabilities at the best evaluation; the accuracies use the mean of the logits,
-	// as the paper's code did.
+	// as the paper's code did (or the samples' vote, TrainConfig.MCVote).
 	TestNLL     float64      `json:"test_nll"`
 	TestECE     float64      `json:"test_ece"`
 	FinalLoss   float64      `json:"final_loss"`
