@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -483,10 +484,18 @@ type ReproduceOptions struct {
 
 // Reproduce runs the specs that have no record under outDir yet, writing each record atomically
 // as soon as its run ends, so that an interrupted run loses at most the runs in progress and a
-// second call does no training. It returns the number of runs trained and skipped. After a run
-// fails, no new run starts; the runs in progress finish and are recorded.
+// second call does no training. It returns the number of runs trained and skipped. A record made
+// with another protocol than the spec's now (an older commit's, say) is kept, and opts.Logf says
+// how the two differ. After a run fails, no new run starts; the runs in progress finish and are
+// recorded.
 func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []RunSpec, outDir string, prov Provenance,
 	opts ReproduceOptions) (trained, skipped int, err error) {
+	if opts.Protocol == nil {
+		opts.Protocol = ProtocolFor
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
 	type job struct {
 		i    int
 		spec RunSpec
@@ -497,24 +506,21 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 		if err != nil {
 			return 0, skipped, err
 		}
-		ok, err := validRecord(path)
+		rec, err := validRecord(path)
 		if err != nil {
 			return 0, skipped, err
 		}
-		if ok {
-			skipped++
-		} else {
+		if rec == nil {
 			pending = append(pending, job{i, spec})
+			continue
+		}
+		skipped++
+		if diff := protocolDiff(rec.Protocol, opts.Protocol(spec)); diff != "" {
+			opts.Logf("%s: kept, but trained with another protocol than this code's (%s): move it away to retrain", path, diff)
 		}
 	}
 	r := &reproducer{backend: backend, resolver: resolver, prov: prov, opts: opts, total: len(specs),
 		tasks: map[string]*NodeTask{}, graphTasks: map[string]*GraphTask{}}
-	if r.opts.Protocol == nil {
-		r.opts.Protocol = ProtocolFor
-	}
-	if r.opts.Logf == nil {
-		r.opts.Logf = func(string, ...any) {}
-	}
 	jobs := min(max(opts.Jobs, 1), max(len(pending), 1))
 	if jobs > 1 && r.opts.Progress != nil {
 		r.opts.Progress = &lockedWriter{w: r.opts.Progress}
@@ -788,21 +794,59 @@ func ReadRecord(path string) (Record, error) {
 	return r, nil
 }
 
-// validRecord reports whether path holds a complete record; a missing file is false, an
-// unreadable or corrupt one is an error naming it (it is never overwritten silently).
-func validRecord(path string) (bool, error) {
-	b, err := os.ReadFile(path)
+// validRecord returns the complete record at path, or nil when there is none; an unreadable or
+// corrupt file is an error naming it (it is never overwritten silently).
+func validRecord(path string) (*Record, error) {
+	r, err := ReadRecord(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, fmt.Errorf("%w; move it away to rerun that configuration", err)
 	}
-	var r Record
-	if err := json.Unmarshal(b, &r); err != nil || (r.Result == nil && r.Regression == nil) {
-		return false, fmt.Errorf("%s: not a complete record (%v); move it away to rerun that configuration", path, err)
+	return &r, nil
+}
+
+// protocolDiff lists the settings in which a record's protocol differs from want, as
+// "name recorded → now" pairs in the order of their JSON names, or "" when they agree.
+func protocolDiff(recorded, want TrainConfig) string {
+	asMap := func(c TrainConfig) map[string]any {
+		b, err := json.Marshal(c)
+		if err != nil {
+			panic(err) // TrainConfig's JSON fields are plain numbers and booleans
+		}
+		m := map[string]any{}
+		if err := json.Unmarshal(b, &m); err != nil {
+			panic(err)
+		}
+		return m
 	}
-	return true, nil
+	r, w := asMap(recorded), asMap(want)
+	var keys []string
+	for k := range r {
+		keys = append(keys, k)
+	}
+	for k := range w {
+		if _, ok := r[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var diffs []string
+	for _, k := range keys {
+		if fmt.Sprint(r[k]) != fmt.Sprint(w[k]) {
+			diffs = append(diffs, fmt.Sprintf("%s %v → %v", k, orNone(r[k]), orNone(w[k])))
+		}
+	}
+	return strings.Join(diffs, ", ")
+}
+
+// orNone is v, or "unset" for a setting absent from one side's JSON (an omitted false, say).
+func orNone(v any) any {
+	if v == nil {
+		return "unset"
+	}
+	return v
 }
 
 // writeRecord writes rec to path atomically (temporary file, then rename).

@@ -89,9 +89,26 @@ func TestReproduceResumes(t *testing.T) {
 			t.Errorf("Table 4 record: protocol %+v, model %+v", r.Protocol, r.Model)
 		}
 	}
-	trained, skipped, err = Reproduce(backend, datasets.NewResolver(), specs, dir, prov, ReproduceOptions{Protocol: tiny, Logf: t.Logf})
+	var logged strings.Builder
+	logf := func(format string, args ...any) { fmt.Fprintf(&logged, format+"\n", args...) }
+	trained, skipped, err = Reproduce(backend, datasets.NewResolver(), specs, dir, prov, ReproduceOptions{Protocol: tiny, Logf: logf})
+	if err != nil || trained != 0 || skipped != 5 || strings.Contains(logged.String(), "another protocol") {
+		t.Fatalf("second run: trained %d skipped %d, %v; want 0 and 5, and no protocol warning:\n%s", trained, skipped, err, logged.String())
+	}
+	// The same records under a protocol that has changed since (3 epochs, and BBGDC's vote): kept,
+	// each with a line that says how the protocols differ.
+	logged.Reset()
+	changed := func(s RunSpec) TrainConfig {
+		c := tiny(s)
+		c.Epochs, c.MCVote = 3, true
+		return c
+	}
+	trained, skipped, err = Reproduce(backend, datasets.NewResolver(), specs, dir, prov, ReproduceOptions{Protocol: changed, Logf: logf})
 	if err != nil || trained != 0 || skipped != 5 {
-		t.Fatalf("second run: trained %d skipped %d, %v; want 0 and 5", trained, skipped, err)
+		t.Fatalf("run under a changed protocol: trained %d skipped %d, %v; want 0 and 5", trained, skipped, err)
+	}
+	if n := strings.Count(logged.String(), "another protocol than this code's (epochs 2 → 3, mc_vote unset → true)"); n != 5 {
+		t.Errorf("run under a changed protocol: %d warnings naming both changes, want 5:\n%s", n, logged.String())
 	}
 	corrupt := filepath.Join(dir, specs[1].Path())
 	if err := os.WriteFile(corrupt, []byte(`{"spec":`), 0o644); err != nil {
