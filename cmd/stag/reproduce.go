@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,6 +39,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	depths := fs.String("layers", "", "only these comma-separated depths, e.g. 2,4")
 	seedList := fs.String("seeds", "", "only these comma-separated seeds, e.g. 1,2")
 	htmlOut := fs.String("html", "", "also write the paper-vs-ours table as HTML to this file")
+	dryRun := fs.Bool("dry-run", false, "train nothing: say which of the selected runs are recorded under -out and which would be trained, and print the paper-vs-ours table of the recorded ones")
 	jobs := fs.Int("jobs", 1, "runs trained at the same time (one run already keeps two cores of the pure-Go backend busy: on a 2-core CPU two jobs were no faster for quick runs and slower for full ones)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return usageError(err.Error())
@@ -84,6 +88,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *dryRun {
+		return planReproduce(stdout, table, specs, *out, *htmlOut)
+	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	backend, err := stagnb.NewBackend(logf)
 	if err != nil {
@@ -128,6 +135,38 @@ func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir
 		return err
 	}
 	return writeFileAtomic(htmlPath, []byte(html.String()))
+}
+
+// planReproduce is reproduce's -dry-run: it reads which of specs have a record under dir (a
+// corrupt one is an error naming it), lists the missing runs a configuration per line with their
+// seeds, and prints the paper-vs-ours table of the recorded ones. It trains nothing.
+func planReproduce(stdout io.Writer, table string, specs []models.RunSpec, dir, htmlPath string) error {
+	var recorded []models.RunSpec
+	var missing []string           // "dataset layers=L config", in the specs' order
+	seeds := map[string][]string{} // of each missing configuration
+	for _, s := range specs {
+		_, err := models.ReadRecord(filepath.Join(dir, s.Path()))
+		switch {
+		case err == nil:
+			recorded = append(recorded, s)
+		case errors.Is(err, os.ErrNotExist):
+			key := fmt.Sprintf("%s layers=%d %s", s.Dataset, s.Layers, s.Config)
+			if _, ok := seeds[key]; !ok {
+				missing = append(missing, key)
+			}
+			seeds[key] = append(seeds[key], strconv.FormatInt(s.Seed, 10))
+		default:
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "%s (dry run): %d of %d runs recorded in %s; %d would be trained\n", table, len(recorded), len(specs), dir, len(specs)-len(recorded))
+	for _, key := range missing {
+		fmt.Fprintf(stdout, "  to train: %s, seeds %s\n", key, strings.Join(seeds[key], ","))
+	}
+	if len(recorded) == 0 {
+		return nil
+	}
+	return writeComparison(stdout, table, recorded, dir, htmlPath)
 }
 
 // filterSpecs keeps the specs whose configuration is in configs, whose depth is in depths and

@@ -83,6 +83,58 @@ func TestReproduceComparison(t *testing.T) {
 	}
 }
 
+// TestReproduceDryRun plans Table 2's Cora two-layer Deterministic and Normal(1, 0.8) rows over a
+// folder that holds the five committed Deterministic records and one Normal(1, 0.8) record: it
+// must train nothing, list the four missing seeds, print the recorded rows beside the paper, and
+// name a corrupt record.
+func TestReproduceDryRun(t *testing.T) {
+	out := t.TempDir()
+	copyRecords := func(config string, names ...string) {
+		src := filepath.Join("..", "..", "results", "table2", "cora", "layers=2", config)
+		dst := filepath.Join(out, "table2", "cora", "layers=2", config)
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			b, err := os.ReadFile(filepath.Join(src, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dst, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	copyRecords("deterministic", "seed=1.json", "seed=2.json", "seed=3.json", "seed=4.json", "seed=5.json")
+	copyRecords("normal(1,0.8)", "seed=2.json")
+	args := []string{"table2", "-dry-run", "-datasets", "cora", "-configs", "deterministic,normal(1,0.8)", "-layers", "2", "-out", out}
+	var stdout, stderr bytes.Buffer
+	if err := runReproduce(args, &stdout, &stderr); err != nil {
+		t.Fatalf("stag reproduce %v: %v\n%s", args, err, stderr.String())
+	}
+	got := stdout.String()
+	for _, want := range []string{
+		"table2 (dry run): 6 of 10 runs recorded in " + out + "; 4 would be trained\n",
+		"  to train: cora layers=2 normal(1,0.8), seeds 1,3,4,5\n",
+		"| Cora | Deterministic, 2 layers | 79.34 ± 0.22 | 79.30 ± 0.42 | 5 |",
+		"| Cora | Normal(1, 0.8), 2 layers | 80.34 ± 0.45 |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "to train: cora layers=2 deterministic") || strings.Contains(stderr.String(), "backend") {
+		t.Errorf("dry run lists a recorded row, or started a backend:\n%s\n%s", got, stderr.String())
+	}
+	corrupt := filepath.Join(out, "table2", "cora", "layers=2", "deterministic", "seed=3.json")
+	if err := os.WriteFile(corrupt, []byte(`{"spec":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runReproduce(args, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), corrupt) {
+		t.Errorf("dry run over a corrupt record: error %v, want one naming %s", err, corrupt)
+	}
+}
+
 func TestFilterSpecs(t *testing.T) {
 	specs := models.Table8Specs([]string{"cora"}, false) // 3 configs × 5 seeds
 	for _, tc := range []struct {
