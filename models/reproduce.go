@@ -835,14 +835,14 @@ func protocolDiff(recorded, want TrainConfig) string {
 	var diffs []string
 	for _, k := range keys {
 		if fmt.Sprint(r[k]) != fmt.Sprint(w[k]) {
-			diffs = append(diffs, fmt.Sprintf("%s %v → %v", k, orNone(r[k]), orNone(w[k])))
+			diffs = append(diffs, fmt.Sprintf("%s %v → %v", k, orUnset(r[k]), orUnset(w[k])))
 		}
 	}
 	return strings.Join(diffs, ", ")
 }
 
-// orNone is v, or "unset" for a setting absent from one side's JSON (an omitted false, say).
-func orNone(v any) any {
+// orUnset is v, or "unset" for a setting absent from one side's JSON (an omitted false, say).
+func orUnset(v any) any {
 	if v == nil {
 		return "unset"
 	}
