@@ -24,9 +24,11 @@ type featurizeRecord struct {
 	Edges        [][2]int                      `json:"edges"`
 }
 
-// featurizeFailure is one output line for a SMILES that could not be read.
+// featurizeFailure is one output line for a SMILES that could not be read, with its line number
+// in the input (blank lines counted).
 type featurizeFailure struct {
 	SMILES string `json:"smiles"`
+	Line   int    `json:"line"`
 	Error  string `json:"error"`
 }
 
@@ -42,7 +44,7 @@ Reads SMILES, one per line, from FILE or standard input ("-" or no argument), an
 one JSON object per line: {"smiles","n_atoms","atom_features","edges"}, the atom features
 of DGL-LifeSci's CanonicalAtomFeaturizer (74 per atom, atoms in SMILES order) and the
 bonds as [begin,end] in RDKit's order, as RDKit 2022.09 computes them. A SMILES that
-cannot be read gives {"smiles","error"}, and the exit code is 1 at the end.
+cannot be read gives {"smiles","line","error"}, and the exit code is 1 at the end.
 `)
 	}
 	if err := fs.Parse(args); err != nil {
@@ -51,21 +53,23 @@ cannot be read gives {"smiles","error"}, and the exit code is 1 at the end.
 	if fs.NArg() > 1 {
 		return usageError(fmt.Sprintf("featurize: want at most one input file, got %q", fs.Args()))
 	}
+	name := "standard input"
 	if fs.NArg() == 1 && fs.Arg(0) != "-" {
 		f, err := os.Open(fs.Arg(0))
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		in = f
+		in, name = f, fs.Arg(0)
 	}
 	out := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
-	lines, bad := 0, 0
+	lineNo, lines, bad, firstBad := 0, 0, 0, 0
 	for sc.Scan() {
+		lineNo++
 		s := strings.TrimSpace(sc.Text())
 		if s == "" {
 			continue
@@ -75,7 +79,10 @@ cannot be read gives {"smiles","error"}, and the exit code is 1 at the end.
 		m, err := smiles.MolFromSMILES(s)
 		if err != nil {
 			bad++
-			rec = featurizeFailure{SMILES: s, Error: err.Error()}
+			if firstBad == 0 {
+				firstBad = lineNo
+			}
+			rec = featurizeFailure{SMILES: s, Line: lineNo, Error: err.Error()}
 		} else {
 			r := featurizeRecord{
 				SMILES:       s,
@@ -100,10 +107,10 @@ cannot be read gives {"smiles","error"}, and the exit code is 1 at the end.
 		return err
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("featurize: reading input: %w", err)
+		return fmt.Errorf("featurize: reading %s: %w", name, err)
 	}
 	if bad > 0 {
-		return fmt.Errorf("featurize: %d of %d SMILES could not be read", bad, lines)
+		return fmt.Errorf("featurize: %d of %d SMILES could not be read, the first at line %d of %s", bad, lines, firstBad, name)
 	}
 	return nil
 }

@@ -26,6 +26,7 @@ type featurizeLine struct {
 	NumAtoms     int      `json:"n_atoms"`
 	AtomFeatures [][]int  `json:"atom_features"`
 	Edges        [][2]int `json:"edges"`
+	Line         int      `json:"line"`
 	Error        string   `json:"error"`
 }
 
@@ -51,7 +52,7 @@ func decodeLines(t *testing.T, out string) []featurizeLine {
 		}
 		want := "smiles n_atoms atom_features edges"
 		if l.Error != "" {
-			want = "smiles error"
+			want = "smiles line error"
 		}
 		if got := strings.Join(keys, " "); got != want {
 			t.Errorf("keys of %q = %s, want %s", line, got, want)
@@ -64,8 +65,8 @@ func decodeLines(t *testing.T, out string) []featurizeLine {
 func TestFeaturize(t *testing.T) {
 	withStdin(t, "CCO\r\n\n  c1ccccc1N(=O)=O  \r\nC1CC\nC\nCC(C)(C)(C)(C)C\n")
 	code, out, errOut := stag(t, "featurize")
-	if code != 1 || !strings.Contains(errOut, "featurize: 2 of 5 SMILES could not be read") {
-		t.Errorf("exit code %d, stderr %q; want 1 and a count of the failures", code, errOut)
+	if code != 1 || !strings.Contains(errOut, "featurize: 2 of 5 SMILES could not be read, the first at line 4 of standard input") {
+		t.Errorf("exit code %d, stderr %q; want 1, a count of the failures and the first one's line", code, errOut)
 	}
 	lines := decodeLines(t, out)
 	if len(lines) != 5 {
@@ -85,13 +86,13 @@ func TestFeaturize(t *testing.T) {
 		nitro.AtomFeatures[7][61] != -1 || nitro.Edges[8] != [2]int{5, 0} {
 		t.Errorf("nitrobenzene = %+v", nitro)
 	}
-	if l := lines[2]; l.SMILES != "C1CC" || l.Error != `SMILES "C1CC": position 1: unclosed ring 1` {
+	if l := lines[2]; l.SMILES != "C1CC" || l.Line != 4 || l.Error != `SMILES "C1CC": position 1: unclosed ring 1` {
 		t.Errorf("invalid line = %+v", l)
 	}
 	if l := lines[3]; l.NumAtoms != 1 || l.Edges == nil || len(l.Edges) != 0 || !strings.Contains(out, `"edges":[]`) {
 		t.Errorf("methane = %+v (edges must be [] not null)", l)
 	}
-	if l := lines[4]; !strings.Contains(l.Error, "position 1: explicit valence for atom # 1 C, 6, is greater than permitted") {
+	if l := lines[4]; l.Line != 6 || !strings.Contains(l.Error, "position 1: explicit valence for atom # 1 C, 6, is greater than permitted") {
 		t.Errorf("valence error line = %+v", l)
 	}
 }
