@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/internal/stagtest"
 	"github.com/stagnb/stagnb/models"
 	"github.com/stagnb/stagnb/stagnb/figures"
@@ -83,6 +84,44 @@ func TestRecordsMissingFullMode(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("full mode without records wrote %d entries into %s", len(entries), dir)
+	}
+}
+
+// TestRecordsRetrainsQuickOfAnotherCommit checks that a notebook's quick records are trained
+// again when another commit made them, and reused when this one did.
+func TestRecordsRetrainsQuickOfAnotherCommit(t *testing.T) {
+	if os.Getenv(datasets.DataDirEnv) == "" {
+		t.Skipf("$%s is not set: no dataset directory to train with", datasets.DataDirEnv)
+	}
+	dir := t.TempDir()
+	t.Setenv(ResultsEnv, dir)
+	spec := models.RunSpec{Table: "table2", Dataset: "cora", Config: "deterministic", Layers: 2, Seed: 1, Quick: true}
+	path := filepath.Join(dir, spec.Path())
+	old := models.Record{Spec: spec, Commit: "0123456", Result: &models.NodeResult{TestAcc: 0.5}}
+	b, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := models.SourceRevision()
+	for i, want := range []string{"retrained", "reused"} {
+		recs, err := Records(stagtest.Backend(t), []models.RunSpec{spec}, "reproduce table2 -quick")
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("call %d: %d records, %v", i+1, len(recs), err)
+		}
+		if recs[0].Commit != now || recs[0].Result.TestAcc == 0.5 {
+			t.Errorf("call %d: record of commit %q with test accuracy %g; want it %s at %q", i+1, recs[0].Commit, recs[0].Result.TestAcc, want, now)
+		}
+		if i == 0 {
+			old = recs[0]
+		} else if recs[0].Time != old.Time {
+			t.Errorf("call 2: the record was trained again (time %s, then %s); want it reused", old.Time, recs[0].Time)
+		}
 	}
 }
 

@@ -60,12 +60,15 @@ func liveAllowed() bool {
 // Records returns the records of specs from ResultsDir. Missing runs are trained first (with a
 // progress line per run, resuming where an earlier call stopped) when the specs are quick or
 // $STAGNB_LIVE is set; otherwise a missing record is an error that names the `stag reproduce`
-// command to run. The records come back in the order of specs.
+// command to run. Quick records made at another commit are trained again, so that a notebook shows
+// what the code does now (full-protocol records are kept: they take hours). The records come back
+// in the order of specs.
 func Records(backend compute.Backend, specs []models.RunSpec, command string) ([]models.Record, error) {
 	dir, err := ResultsDir()
 	if err != nil {
 		return nil, err
 	}
+	quick := len(specs) > 0 && specs[0].Quick
 	missing := 0
 	for _, s := range specs {
 		path, err := models.RecordFile(dir, s)
@@ -76,14 +79,17 @@ func Records(backend compute.Backend, specs []models.RunSpec, command string) ([
 			missing++
 		}
 	}
-	if missing > 0 {
-		quick := len(specs) > 0 && specs[0].Quick
+	if missing > 0 || quick {
 		if !quick && !liveAllowed() {
 			return nil, fmt.Errorf("%d of %d runs have no record under %s: run `go run ./cmd/stag %s` (hours on a CPU; minutes on a GPU), or set %s=1 to train them here",
 				missing, len(specs), dir, command, LiveEnv)
 		}
 		prov := models.Provenance{Command: "notebook (experiments.Records): stag " + command, Commit: models.SourceRevision()}
-		if _, _, err := models.Reproduce(backend, datasets.NewResolver(), specs, dir, prov, models.ReproduceOptions{Progress: os.Stdout}); err != nil {
+		opts := models.ReproduceOptions{Progress: os.Stdout}
+		if quick {
+			opts.Retrain = func(r models.Record) bool { return r.Commit != prov.Commit }
+		}
+		if _, _, err := models.Reproduce(backend, datasets.NewResolver(), specs, dir, prov, opts); err != nil {
 			return nil, err
 		}
 	}

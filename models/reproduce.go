@@ -471,6 +471,10 @@ func Figure5Specs(datasetNames []string, quick bool) []RunSpec {
 type ReproduceOptions struct {
 	// Protocol gives each spec's training protocol (nil: ProtocolFor).
 	Protocol func(RunSpec) TrainConfig
+	// Retrain, if set, reports whether an existing record must be trained again: its run is
+	// trained as if it were missing, and the new record replaces it. The notebooks retrain quick
+	// records of another commit, so that what they show is what the code does now.
+	Retrain func(Record) bool
 	// Logf reports each run's start and result (nil: silent).
 	Logf func(format string, args ...any)
 	// Progress, if set, receives a progress bar per run (see the progress package: in place on a
@@ -485,8 +489,8 @@ type ReproduceOptions struct {
 // Reproduce runs the specs that have no record under outDir yet, writing each record atomically
 // as soon as its run ends, so that an interrupted run loses at most the runs in progress and a
 // second call does no training. It returns the number of runs trained and skipped. A record made
-// with another protocol than the spec's now (an older commit's, say) is kept, and opts.Logf says
-// how the two differ. After a run fails, no new run starts; the runs in progress finish and are
+// with another protocol than the spec's now (an older commit's, say) is kept, unless opts.Retrain
+// says otherwise, and opts.Logf says how the two differ. After a run fails, no new run starts; the runs in progress finish and are
 // recorded.
 func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []RunSpec, outDir string, prov Provenance,
 	opts ReproduceOptions) (trained, skipped int, err error) {
@@ -511,6 +515,11 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 			return 0, skipped, err
 		}
 		if rec == nil {
+			pending = append(pending, job{i, spec})
+			continue
+		}
+		if opts.Retrain != nil && opts.Retrain(*rec) {
+			opts.Logf("%s: made at commit %s: training it again", path, rec.Commit)
 			pending = append(pending, job{i, spec})
 			continue
 		}

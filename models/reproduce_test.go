@@ -110,6 +110,18 @@ func TestReproduceResumes(t *testing.T) {
 	if n := strings.Count(logged.String(), "another protocol than this code's (epochs 2 → 3, mc_vote unset → true)"); n != 5 {
 		t.Errorf("run under a changed protocol: %d warnings naming both changes, want 5:\n%s", n, logged.String())
 	}
+	// Retrain picks records to train again: the new record replaces the old.
+	newProv := Provenance{Command: "test", Commit: "def"}
+	retrain := func(r Record) bool { return r.Spec.Config == "deterministic" }
+	trained, skipped, err = Reproduce(backend, datasets.NewResolver(), specs, dir, newProv, ReproduceOptions{Protocol: tiny, Retrain: retrain})
+	if err != nil || trained != 1 || skipped != 4 {
+		t.Fatalf("run retraining the deterministic record: trained %d skipped %d, %v; want 1 and 4", trained, skipped, err)
+	}
+	for i, want := range map[int]string{0: "def", 1: "abc"} {
+		if r, err := ReadRecord(filepath.Join(dir, specs[i].Path())); err != nil || r.Commit != want {
+			t.Errorf("record of %s after the retraining run: commit %q (%v), want %q", specs[i].Config, r.Commit, err, want)
+		}
+	}
 	corrupt := filepath.Join(dir, specs[1].Path())
 	if err := os.WriteFile(corrupt, []byte(`{"spec":`), 0o644); err != nil {
 		t.Fatal(err)
