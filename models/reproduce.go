@@ -490,8 +490,8 @@ type ReproduceOptions struct {
 // as soon as its run ends, so that an interrupted run loses at most the runs in progress and a
 // second call does no training. It returns the number of runs trained and skipped. A record made
 // with another protocol than the spec's now (an older commit's, say) is kept, unless opts.Retrain
-// says otherwise, and opts.Logf says how the two differ. After a run fails, no new run starts; the runs in progress finish and are
-// recorded.
+// says otherwise, and opts.Logf says how the two differ. After a run fails, no new run starts; the
+// runs in progress finish and are recorded.
 func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []RunSpec, outDir string, prov Provenance,
 	opts ReproduceOptions) (trained, skipped int, err error) {
 	if opts.Protocol == nil {
@@ -519,7 +519,7 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 			continue
 		}
 		if opts.Retrain != nil && opts.Retrain(*rec) {
-			opts.Logf("%s: made at commit %s: training it again", path, rec.Commit)
+			opts.Logf("%s: training it again (recorded at commit %s)", path, rec.Commit)
 			pending = append(pending, job{i, spec})
 			continue
 		}
