@@ -11,7 +11,7 @@
 #                                with a warning when it lacks torch_geometric): bench.jsonl, bench.md
 #   reproduce TABLE [flags]      full-protocol runs of `stag reproduce TABLE` into .data/gpu-results/
 #                                ($STAGNB_GPU_RESULTS; resumable: finished runs are skipped), stopped
-#                                after $STAGNB_STAGE_SECONDS (default 540) so that the call ends with its
+#                                after $STAGNB_STAGE_SECONDS (default 540; exit 75) so that the call ends with its
 #                                records, which are then packed, all of them, into $OUT/results.tar.gz.
 #                                Copy that file to .data/gpu-results.tar.gz ($STAGNB_GPU_RESULTS.tar.gz)
 #                                before the next call, which carries it: the stage first unpacks it into
@@ -21,15 +21,18 @@
 #                                the GPU nor its time count them.
 #   all [reproduce flags]        check, then bench, then reproduce table2 with the flags given (default
 #                                -datasets cora,citeseer,esol,freesolv -jobs 8) for the time that is left
-#                                of $STAGNB_CALL_SECONDS (default 570): the whole measurement in one call,
-#                                for a session whose device time allows one ($STAGNB_BENCH_FLAGS: more
-#                                flags for bench). It stops after check when that finds a GPU the backend
-#                                does not use.
+#                                of $STAGNB_CALL_SECONDS (default 570; set it to the call's limit_s less
+#                                30): the whole measurement in one call, for a session whose device time
+#                                allows one ($STAGNB_BENCH_FLAGS: more flags for bench). check and bench
+#                                are stopped when the budget runs out; it stops after check when that finds
+#                                a GPU the backend does not use.
 #
 # $STAGNB_BIN names another folder of the two binaries (default bin/). Every stage first writes
-# env.txt (GPU, driver, Python packages). Exit status: the stage's own, 124 when `reproduce`
-# stopped at its time limit, 2 for a usage error, 3 when `check` finds an NVIDIA GPU that the backend
-# does not use; `all` exits with the first failure of its stages, else reproduce's status.
+# env.txt (GPU, driver, Python packages). Exit status: the stage's own, 75 when `reproduce` stopped
+# at its time limit (or a stage of `all` at the call's budget: run again to go on; not 124, which the
+# device tool reads as its own time-out), 2 for a usage error, 3 when `check` finds an NVIDIA GPU
+# that the backend does not use; `all` exits with the first failure of its stages, else
+# reproduce's status.
 #
 # Usage: bash scripts/gpu-run.sh <check|bench|reproduce|all> [arguments]
 set -euo pipefail
@@ -52,7 +55,9 @@ stage="${1:-}"
 [[ -n "$stage" ]] || { say "name a stage: check, bench, reproduce TABLE or all"; exit 2; }
 shift
 
-{
+# The environment, once per call (the stages that `all` runs share it): python3 importing torch
+# takes seconds.
+[[ -n "${STAGNB_ENV_WRITTEN:-}" ]] || {
   echo "date: $(date -u +%FT%TZ)"
   echo "host: $(uname -srm), $(nproc) CPUs, $(ldd --version 2>/dev/null | head -1)"
   if command -v nvidia-smi >/dev/null; then
@@ -67,7 +72,7 @@ for m in ("jax", "jaxlib", "torch", "torch_geometric"):
     except Exception as e:
         print(m, "missing:", type(e).__name__)' 2>/dev/null || echo "$PEER_PYTHON: cannot run"
 } >"$OUT/env.txt"
-say "$(tr '\n' ';' <"$OUT/env.txt")"
+[[ -n "${STAGNB_ENV_WRITTEN:-}" ]] || say "$(tr '\n' ';' <"$OUT/env.txt")"
 
 case "$stage" in
 check)
@@ -97,7 +102,9 @@ bench)
   else
     say "warning: $PEER_PYTHON cannot import torch and torch_geometric: timing ours only"
   fi
-  "$BIN/stag" bench -methods all -steps 100 ${peer[@]+"${peer[@]}"} -out "$OUT/bench.jsonl" -markdown "$OUT/bench.md" "$@"
+  # The JSON lines go to bench.jsonl as each method ends (not with -out, which writes them all at the
+  # end), so that a call stopped during the bench still brings back the methods it timed.
+  "$BIN/stag" bench -methods all -steps 100 ${peer[@]+"${peer[@]}"} -markdown "$OUT/bench.md" "$@" | tee "$OUT/bench.jsonl"
   ;;
 reproduce)
   table="${1:-}"
@@ -116,29 +123,45 @@ reproduce)
   say "$(find "$RESULTS" -name '*.json' -newer "$OUT/env.txt" | wc -l) records written in this call, $(find "$RESULTS" -name '*.json' | wc -l) in all: packed into $OUT/results.tar.gz"
   if ((rc == 124)); then
     say "stopped at the time limit: copy \$OUT/results.tar.gz to $RESULTS.tar.gz where it is carried from, and run the stage again to go on"
+    exit 75 # not 124, which the device tool reads as the call's own time-out
   fi
   exit "$rc"
   ;;
 all)
-  end=$((SECONDS + ${STAGNB_CALL_SECONDS:-570}))
+  # SECONDS counts from the start of this script, the environment probe included.
+  budget="${STAGNB_CALL_SECONDS:-570}"
   self="$ROOT/scripts/gpu-run.sh"
-  export OUT
+  export OUT STAGNB_ENV_WRITTEN=1
+  # run_stage NAME ARGS…: runs a stage until the budget, less what packing the records needs, is spent.
+  run_stage() {
+    local limit=$((budget - SECONDS - 45)) code=0
+    if ((limit < 20)); then
+      say "all: no time left for $1 (${limit} s)"
+      return 75
+    fi
+    timeout "$limit" bash "$self" "$@" || code=$?
+    if ((code == 124)); then
+      say "all: $1 stopped at the call's budget of ${budget} s"
+      return 75
+    fi
+    return "$code"
+  }
   rc=0
-  bash "$self" check || rc=$?
+  run_stage check || rc=$?
   ((rc != 3)) || exit 3 # the backend is not the GPU's: nothing else would measure it
-  rc_bench=0
+  code=0
   # shellcheck disable=SC2086 # the flags are words
-  bash "$self" bench ${STAGNB_BENCH_FLAGS:-} || rc_bench=$?
-  ((rc != 0)) || rc=$rc_bench
-  left=$((end - SECONDS - 15)) # the last seconds pack the records
+  run_stage bench ${STAGNB_BENCH_FLAGS:-} || code=$?
+  ((rc != 0)) || rc=$code
+  left=$((budget - SECONDS - 20)) # reproduce stops its training then, and packs the records
   if ((left < 30)); then
     say "all: no time left to reproduce (${left} s)"
     exit "$rc"
   fi
   (($# > 0)) || set -- -datasets cora,citeseer,esol,freesolv -jobs 8
-  rc_rep=0
-  STAGNB_STAGE_SECONDS=$left bash "$self" reproduce table2 "$@" || rc_rep=$?
-  ((rc != 0)) || rc=$rc_rep
+  code=0
+  STAGNB_STAGE_SECONDS=$left bash "$self" reproduce table2 "$@" || code=$?
+  ((rc != 0)) || rc=$code
   exit "$rc"
   ;;
 *)

@@ -17,11 +17,12 @@ import (
 
 // TestGPURunScript runs scripts/gpu-run.sh, the GPU machine's runner, here as it runs there: with
 // binaries built beforehand (STAGNB_BIN) and no Go on PATH, on whatever backend this machine
-// chooses. The all stage runs check and bench (with no time left for reproduce): check must report
-// the backend, pass the core tests and pack two quick Cora records, and stop (exit 3) where
-// nvidia-smi lists a GPU that the backend does not use; bench must write its JSON lines and Markdown
-// table. The reproduce stage must train into its own folder, pack it into $OUT, start the next call
-// from the archive of the last, and exit 124 when stopped at its time limit; usage errors exit 2. After every stage, $OUT must hold only what the
+// chooses. The all stage runs check, bench and reproduce in one call, and nothing when its budget
+// is too short (exit 75): check must report the backend, pass the core tests and pack two quick
+// Cora records, and stop (exit 3) where nvidia-smi lists a GPU that the backend does not use; bench
+// must write its JSON lines and Markdown table. The reproduce stage must train into its own folder,
+// pack it into $OUT, start the next call from the archive of the last, and exit 75 when stopped at
+// its time limit; usage errors exit 2. After every stage, $OUT must hold only what the
 // device tool brings back: at most 8 plain files, no folders, with plain names.
 func TestGPURunScript(t *testing.T) {
 	needData(t)
@@ -68,12 +69,24 @@ func TestGPURunScript(t *testing.T) {
 		}
 	}
 
-	// check and bench in one call; a second of budget leaves no time for reproduce.
-	code, log := runStageOn(noGo, []string{"STAGNB_CALL_SECONDS=1", "STAGNB_BENCH_FLAGS=-methods deterministic -steps 2 -warmup 0"}, "all")
-	if code != 0 || !strings.Contains(log, "no time left to reproduce") {
-		t.Fatalf("gpu-run.sh all with a 1 s budget: exit %d, want 0 after check and bench, and no reproduce\n%s", code, log)
+	// A budget too short for anything: all runs nothing and exits 75 (run again), not 124, which
+	// the device tool would read as its own time-out.
+	if code, log := runStageOn(noGo, []string{"STAGNB_CALL_SECONDS=1"}, "all"); code != 75 || !strings.Contains(log, "no time left for check") || strings.Contains(log, "stag backend") {
+		t.Errorf("gpu-run.sh all with a 1 s budget: exit %d, want 75 and no stage run\n%s", code, log)
+	}
+
+	// The whole measurement in one call: check, bench, and reproduce with the flags given (one
+	// quick run here).
+	allResults := t.TempDir()
+	allEnv := []string{"STAGNB_GPU_RESULTS=" + allResults, "STAGNB_BENCH_FLAGS=-methods deterministic -steps 2 -warmup 0"}
+	code, log := runStageOn(noGo, allEnv, "all", "-quick", "-datasets", "cora", "-configs", "deterministic", "-layers", "2")
+	if code != 0 || strings.Count(log, "host: ") != 1 {
+		t.Fatalf("gpu-run.sh all: exit %d, want 0, and the environment probed once\n%s", code, log)
 	}
 	checkReturnable(t, out)
+	if packed := tarFiles(t, filepath.Join(out, "results.tar.gz")); !packed["quick/table2/cora/layers=2/deterministic/seed=1.json"] {
+		t.Errorf("gpu-run.sh all: results.tar.gz lacks the reproduce record; it has %v", packed)
+	}
 	var backend struct{ Backend, Check, Device string }
 	if b, err := os.ReadFile(filepath.Join(out, "backend.json")); err != nil || json.Unmarshal(b, &backend) != nil || backend.Check != "ok" || backend.Device == "" {
 		t.Errorf("backend.json: %+v (%v); want a passed check naming the device", backend, err)
@@ -93,6 +106,11 @@ func TestGPURunScript(t *testing.T) {
 
 	if !strings.Contains(log, "timing ours only") {
 		t.Errorf("gpu-run.sh bench without the peer: no warning that it times ours only\n%s", log)
+	}
+	// The bench's lines are in bench.jsonl as each method ends: run alone, with its own flags.
+	os.Remove(filepath.Join(out, "bench.jsonl"))
+	if code, log := runStage("bench", "-methods", "deterministic", "-steps", "2", "-warmup", "0"); code != 0 {
+		t.Errorf("gpu-run.sh bench: exit %d\n%s", code, log)
 	}
 	if md, err := os.ReadFile(filepath.Join(out, "bench.md")); err != nil || !strings.Contains(string(md), "| deterministic | aggregate_first | ") {
 		t.Errorf("bench.md (%v) lacks the deterministic row:\n%s", err, md)
@@ -129,8 +147,8 @@ func TestGPURunScript(t *testing.T) {
 	}
 	os.Remove(filepath.Join(out, "results.tar.gz"))
 	stopped := []string{"STAGNB_GPU_RESULTS=" + fresh, "STAGNB_STAGE_SECONDS=1"}
-	if code, log := runStageOn(noGo, stopped, "reproduce", "table2", "-quick", "-datasets", "cora", "-configs", "deterministic,normal(1,0.8)", "-layers", "2"); code != 124 || !strings.Contains(log, "stopped at the time limit") {
-		t.Errorf("gpu-run.sh reproduce with a 1 s limit: exit %d, want 124 and a word on the limit\n%s", code, log)
+	if code, log := runStageOn(noGo, stopped, "reproduce", "table2", "-quick", "-datasets", "cora", "-configs", "deterministic,normal(1,0.8)", "-layers", "2"); code != 75 || !strings.Contains(log, "stopped at the time limit") {
+		t.Errorf("gpu-run.sh reproduce with a 1 s limit: exit %d, want 75 and a word on the limit\n%s", code, log)
 	}
 	if _, err := os.Stat(filepath.Join(fresh, rec)); err != nil {
 		t.Errorf("reproduce did not unpack the carried archive into its folder: %v", err)
