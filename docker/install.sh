@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the stagnb images need; docker/Dockerfile and docker/Dockerfile.cuda run it, and
 # docker/docker_test.go runs it with --dry-run. Three steps:
-#   1. go: Go 1.26.8 from the official tarball into $GO_PREFIX/go, unless a Go >= 1.26 is on PATH;
+#   1. go: Go 1.26.8 from the official tarball into $GO_PREFIX/go, unless a Go >= 1.26.8 is on PATH;
 #   2. setup: scripts/setup.sh (Go modules, gonb/goimports/gopls in .tools/bin, JupyterLab in .venv,
 #      the GoNB kernel); it is idempotent;
 #   3. cuda-plugin, with STAGNB_CUDA=1: JAX's CUDA 12 PJRT plugin and NVIDIA's CUDA 12 libraries,
@@ -32,7 +32,7 @@ GO_URL="https://go.dev/dl/go${GO_VERSION}.linux-amd64.tar.gz"
 # SHA256 column of go1.26.8.linux-amd64.tar.gz on https://go.dev/dl/, check it, and either pass it
 # (docker build --build-arg GO_SHA256=...) or pin it here as the default.
 GO_SHA256="${GO_SHA256:-}"
-MIN_GO="1.26"
+MIN_GO="1.26.8"
 MIN_PY="3.10"
 
 # JAX's CUDA 12 PJRT plugin (jax_plugins/xla_cuda12/xla_cuda_plugin.so, in jax-cuda12-pjrt) and,
@@ -81,12 +81,12 @@ need() {
   if ((DRY_RUN)); then problems+=("$1"); else die "$1"; fi
 }
 
-# version_ge A B: true if dotted version A >= B (compares the first two components).
+# version_ge A B: true if dotted version A >= B (up to three components; a missing one is 0).
 version_ge() {
-  local a1 a2 b1 b2
-  IFS=. read -r a1 a2 _ <<<"$1."
-  IFS=. read -r b1 b2 _ <<<"$2."
-  (( ${a1:-0} > ${b1:-0} || (${a1:-0} == ${b1:-0} && ${a2:-0} >= ${b2:-0}) ))
+  local a1 a2 a3 b1 b2 b3
+  IFS=. read -r a1 a2 a3 _ <<<"$1.."
+  IFS=. read -r b1 b2 b3 _ <<<"$2.."
+  (( ${a1:-0} != ${b1:-0} ? ${a1:-0} > ${b1:-0} : ${a2:-0} != ${b2:-0} ? ${a2:-0} > ${b2:-0} : ${a3:-0} >= ${b3:-0} ))
 }
 
 # go_version BIN: the version of the Go toolchain BIN (e.g. 1.26.8), or "" if it does not run.
@@ -100,7 +100,7 @@ py_version() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# 1. Go >= 1.26: the one on PATH, one already in $GO_PREFIX/go, or the official tarball.
+# 1. Go >= 1.26.8 (go.mod's go line): the one on PATH, one already in $GO_PREFIX/go, or the official tarball.
 go_bin="$(command -v go || true)"
 go_ver="${go_bin:+$(go_version "$go_bin")}"
 if [[ -n "$go_ver" ]] && version_ge "$go_ver" "$MIN_GO"; then

@@ -27,12 +27,13 @@ if [[ "$(id -u)" != 0 ]]; then
   fi
 fi
 export DEBIAN_FRONTEND=noninteractive
-say "apt-get install chromium chromium-driver (first time: 1-2 minutes)"
-if ! "${sudo[@]}" apt-get install -y -q chromium chromium-driver >/tmp/stagnb-apt.log 2>&1; then
+log="$(mktemp "${TMPDIR:-/tmp}/stagnb-apt.XXXXXX")"
+say "apt-get install chromium chromium-driver (first time: 1-2 minutes; log: $log)"
+if ! "${sudo[@]}" apt-get install -y -q chromium chromium-driver >"$log" 2>&1; then
   say "apt-get install failed; apt-get update and again"
-  "${sudo[@]}" apt-get update -q >>/tmp/stagnb-apt.log 2>&1 || true
-  if ! "${sudo[@]}" apt-get install -y -q chromium chromium-driver >>/tmp/stagnb-apt.log 2>&1; then
-    tail -20 /tmp/stagnb-apt.log >&2
+  "${sudo[@]}" apt-get update -q >>"$log" 2>&1 || true
+  if ! "${sudo[@]}" apt-get install -y -q chromium chromium-driver >>"$log" 2>&1; then
+    tail -20 "$log" >&2
     say "could not install chromium: $hint"
     exit 1
   fi

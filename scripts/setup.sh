@@ -21,7 +21,7 @@ REQUIREMENTS="$ROOT/scripts/requirements.txt"
 PYTHON="${PYTHON:-python3}"
 FORCE="${STAGNB_SETUP_FORCE:-}"
 
-MIN_GO="1.26"
+MIN_GO="1.26.8" # go.mod's go line (gomlx v0.28.8 needs 1.26.5)
 MIN_PY="3.10"
 
 say() { printf '[setup] %s\n' "$*"; }
@@ -40,16 +40,17 @@ fingerprint() {
 stamp_ok() { [[ -z "$FORCE" && -f "$STAMPS/$1" && "$(cat "$STAMPS/$1")" == "$2" ]]; }
 stamp_write() { mkdir -p "$STAMPS"; printf '%s\n' "$2" >"$STAMPS/$1"; }
 
-# version_ge A B: true if dotted version A >= B (compares the first two components).
+# version_ge A B: true if dotted version A >= B (up to three components; a missing one is 0).
 version_ge() {
-  local a1 a2 b1 b2
-  IFS=. read -r a1 a2 _ <<<"$1."
-  IFS=. read -r b1 b2 _ <<<"$2."
-  (( ${a1:-0} > ${b1:-0} || (${a1:-0} == ${b1:-0} && ${a2:-0} >= ${b2:-0}) ))
+  local a1 a2 a3 b1 b2 b3
+  IFS=. read -r a1 a2 a3 _ <<<"$1.."
+  IFS=. read -r b1 b2 b3 _ <<<"$2.."
+  (( ${a1:-0} != ${b1:-0} ? ${a1:-0} > ${b1:-0} : ${a2:-0} != ${b2:-0} ? ${a2:-0} > ${b2:-0} : ${a3:-0} >= ${b3:-0} ))
 }
 
 # ---------------------------------------------------------------------------------------------
-# 1. Prerequisites: Go >= 1.26 and Python >= 3.10 (with venv).
+# 1. Prerequisites: Go >= 1.26.8 (or an older Go that may fetch it, GOTOOLCHAIN not local) and
+#    Python >= 3.10 (with venv).
 missing=()
 GO_BIN="$(command -v go || true)"
 if [[ -z "$GO_BIN" ]]; then
@@ -59,7 +60,13 @@ else
   GO_VERSION="$(cd / && GOTOOLCHAIN=local "$GO_BIN" env GOVERSION 2>/dev/null || true)"
   GO_NUM="$(sed -nE 's/.*go([0-9]+\.[0-9]+(\.[0-9]+)?).*/\1/p' <<<"$GO_VERSION")"
   if [[ -z "$GO_NUM" ]] || ! version_ge "$GO_NUM" "$MIN_GO"; then
-    missing+=("Go >= $MIN_GO: found '${GO_VERSION:-unknown}' at $GO_BIN")
+    # Go 1.21 and later fetch the toolchain go.mod asks for, unless GOTOOLCHAIN=local forbids it.
+    GO_TOOLCHAIN="$(cd / && "$GO_BIN" env GOTOOLCHAIN 2>/dev/null || true)"
+    if [[ -z "$GO_NUM" ]] || ! version_ge "$GO_NUM" "1.21" || [[ "$GO_TOOLCHAIN" == local ]]; then
+      missing+=("Go >= $MIN_GO: found '${GO_VERSION:-unknown}' at $GO_BIN (GOTOOLCHAIN=${GO_TOOLCHAIN:-unset}: install Go $MIN_GO, or set GOTOOLCHAIN=auto to let go fetch it)")
+    else
+      say "Go ${GO_NUM} will fetch go${MIN_GO}, which go.mod asks for (GOTOOLCHAIN=${GO_TOOLCHAIN})"
+    fi
   fi
 fi
 PY_BIN="$(command -v "$PYTHON" || true)"
@@ -107,7 +114,10 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # 4. Python virtualenv with pinned Jupyter packages.
-if [[ -n "$FORCE" ]] || ! "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1; then
+# venv_moved: the venv's scripts start with another folder's python (the checkout was moved or
+# renamed), so jupyter would not run.
+venv_moved() { [[ -f "$VENV/bin/jupyter" && "$(head -n1 "$VENV/bin/jupyter")" != "#!$VENV/bin/python"* ]]; }
+if [[ -n "$FORCE" ]] || ! "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1 || venv_moved; then
   if [[ -e "$VENV" ]]; then
     say "recreating broken or stale .venv"
     rm -rf -- "$VENV"
