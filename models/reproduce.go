@@ -524,7 +524,7 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 			continue
 		}
 		skipped++
-		if diff := protocolDiff(rec.Protocol, opts.Protocol(spec)); diff != "" {
+		if diff := ProtocolDiff(rec.Protocol, opts.Protocol(spec)); diff != "" {
 			opts.Logf("%s: kept, but trained with another protocol than this code's (%s): move it away to retrain", path, diff)
 		}
 	}
@@ -816,9 +816,10 @@ func validRecord(path string) (*Record, error) {
 	return &r, nil
 }
 
-// protocolDiff lists the settings in which a record's protocol differs from want, as
-// "name recorded → now" pairs in the order of their JSON names, or "" when they agree.
-func protocolDiff(recorded, want TrainConfig) string {
+// ProtocolDiff lists the settings in which a record's protocol differs from want (ProtocolFor its
+// spec, say), as "name recorded → now" pairs in the order of their JSON names, or "" when they
+// agree.
+func ProtocolDiff(recorded, want TrainConfig) string {
 	asMap := func(c TrainConfig) map[string]any {
 		b, err := json.Marshal(c)
 		if err != nil {

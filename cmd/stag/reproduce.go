@@ -139,16 +139,22 @@ func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir
 
 // planReproduce is reproduce's -dry-run: it reads which of specs have a record under dir (a
 // corrupt one is an error naming it), lists the missing runs a configuration per line with their
-// seeds, and prints the paper-vs-ours table of the recorded ones. It trains nothing.
+// seeds and the records made with another protocol than today's, and prints the paper-vs-ours
+// table of the recorded ones. It trains nothing.
 func planReproduce(stdout io.Writer, table string, specs []models.RunSpec, dir, htmlPath string) error {
 	var recorded []models.RunSpec
 	var missing []string           // "dataset layers=L config", in the specs' order
 	seeds := map[string][]string{} // of each missing configuration
+	var stale []string             // records of another protocol, with how it differs
 	for _, s := range specs {
-		_, err := models.ReadRecord(filepath.Join(dir, s.Path()))
+		path := filepath.Join(dir, s.Path())
+		rec, err := models.ReadRecord(path)
 		switch {
 		case err == nil:
 			recorded = append(recorded, s)
+			if diff := models.ProtocolDiff(rec.Protocol, models.ProtocolFor(s)); diff != "" {
+				stale = append(stale, fmt.Sprintf("%s (%s)", path, diff))
+			}
 		case errors.Is(err, os.ErrNotExist):
 			key := fmt.Sprintf("%s layers=%d %s", s.Dataset, s.Layers, s.Config)
 			if _, ok := seeds[key]; !ok {
@@ -162,6 +168,9 @@ func planReproduce(stdout io.Writer, table string, specs []models.RunSpec, dir, 
 	fmt.Fprintf(stdout, "%s (dry run): %d of %d runs recorded in %s; %d would be trained\n", table, len(recorded), len(specs), dir, len(specs)-len(recorded))
 	for _, key := range missing {
 		fmt.Fprintf(stdout, "  to train: %s, seeds %s\n", key, strings.Join(seeds[key], ","))
+	}
+	for _, s := range stale {
+		fmt.Fprintf(stdout, "  recorded with another protocol than this code's: %s\n", s)
 	}
 	if len(recorded) == 0 {
 		return nil

@@ -85,8 +85,8 @@ func TestReproduceComparison(t *testing.T) {
 
 // TestReproduceDryRun plans Table 2's Cora two-layer Deterministic and Normal(1, 0.8) rows over a
 // folder that holds the five committed Deterministic records and one Normal(1, 0.8) record: it
-// must train nothing, list the four missing seeds, print the recorded rows beside the paper, and
-// name a corrupt record.
+// must train nothing, list the four missing seeds and a record of another protocol, print the
+// recorded rows beside the paper, and name a corrupt record.
 func TestReproduceDryRun(t *testing.T) {
 	out := t.TempDir()
 	copyRecords := func(config string, names ...string) {
@@ -107,6 +107,15 @@ func TestReproduceDryRun(t *testing.T) {
 	}
 	copyRecords("deterministic", "seed=1.json", "seed=2.json", "seed=3.json", "seed=4.json", "seed=5.json")
 	copyRecords("normal(1,0.8)", "seed=2.json")
+	// One record made under another protocol (here edited to 2000 epochs) is named.
+	edited := filepath.Join(out, "table2", "cora", "layers=2", "deterministic", "seed=4.json")
+	b, err := os.ReadFile(edited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(edited, bytes.Replace(b, []byte(`"epochs": 3000`), []byte(`"epochs": 2000`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	args := []string{"table2", "-dry-run", "-datasets", "cora", "-configs", "deterministic,normal(1,0.8)", "-layers", "2", "-out", out}
 	var stdout, stderr bytes.Buffer
 	if err := runReproduce(args, &stdout, &stderr); err != nil {
@@ -116,6 +125,7 @@ func TestReproduceDryRun(t *testing.T) {
 	for _, want := range []string{
 		"table2 (dry run): 6 of 10 runs recorded in " + out + "; 4 would be trained\n",
 		"  to train: cora layers=2 normal(1,0.8), seeds 1,3,4,5\n",
+		"  recorded with another protocol than this code's: " + edited + " (epochs 2000 → 3000)\n",
 		"| Cora | Deterministic, 2 layers | 79.34 ± 0.22 | 79.30 ± 0.42 | 5 |",
 		"| Cora | Normal(1, 0.8), 2 layers | 80.34 ± 0.45 |",
 	} {
