@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gomlx/compute"
-	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
@@ -225,15 +224,16 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 // whose argmax is the prediction, the samples' mean logits or, with vote, their argmaxes' vote
 // fractions; and to the mean of their softmax probabilities.
 func mcScores(samples []*Node, vote bool) (scores, probs *Node) {
+	reduce := stagnb.MCMean
+	if vote {
+		reduce = stagnb.MCVote
+	}
 	for _, y := range samples {
-		s := y
-		if vote {
-			s = OneHot(ArgMax(y, -1, dtypes.Int32), y.Shape().Dimensions[y.Rank()-1], y.DType())
-		}
+		s, p := reduce.Apply(y), stagnb.MCProbs.Apply(y)
 		if scores == nil {
-			scores, probs = s, Softmax(y, -1)
+			scores, probs = s, p
 		} else {
-			scores, probs = Add(scores, s), Add(probs, Softmax(y, -1))
+			scores, probs = Add(scores, s), Add(probs, p)
 		}
 	}
 	k := float64(len(samples))

@@ -44,6 +44,21 @@ func ParseMCReduce(s string) (MCReduce, error) {
 // String returns the reduction's name as ParseMCReduce reads it.
 func (r MCReduce) String() string { return [...]string{"mean", "probs", "vote"}[r] }
 
+// Apply maps one sample's outputs y (scores on the last axis) to what MonteCarlo averages: y
+// itself (MCMean), its softmax (MCProbs) or the one-hot of its argmax (MCVote).
+func (r MCReduce) Apply(y *Node) *Node {
+	switch r {
+	case MCMean:
+		return y
+	case MCProbs:
+		return Softmax(y, -1)
+	case MCVote:
+		return OneHot(ArgMax(y, -1, dtypes.Int32), y.Shape().Dimensions[y.Rank()-1], y.DType())
+	}
+	exceptions.Panicf("stagnb.MCReduce.Apply: unknown reduction %d (want MCMean, MCProbs or MCVote)", r)
+	return nil
+}
+
 // MonteCarlo runs forward `samples` times in one graph, each with fresh noise, and returns the
 // mean and the standard deviation over samples of the reduced outputs (see MCReduce), both
 // shaped like forward's output.
@@ -55,15 +70,7 @@ func (r MCReduce) String() string { return [...]string{"mean", "probs", "vote"}[
 func MonteCarlo(g *Graph, samples int, reduce MCReduce, forward func(sample int) *Node) (mean, spread *Node) {
 	ys := MonteCarloSamples(g, samples, forward)
 	for k, y := range ys {
-		switch reduce {
-		case MCProbs:
-			ys[k] = Softmax(y, -1)
-		case MCVote:
-			ys[k] = OneHot(ArgMax(y, -1, dtypes.Int32), y.Shape().Dimensions[y.Rank()-1], y.DType())
-		case MCMean:
-		default:
-			exceptions.Panicf("stagnb.MonteCarlo: unknown reduction %d (want MCMean, MCProbs or MCVote)", reduce)
-		}
+		ys[k] = reduce.Apply(y)
 	}
 	sum := ys[0]
 	for _, y := range ys[1:] {
