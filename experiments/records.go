@@ -61,8 +61,9 @@ func liveAllowed() bool {
 // progress line per run, resuming where an earlier call stopped) when the specs are quick or
 // $STAGNB_LIVE is set; otherwise a missing record is an error that names the `stag reproduce`
 // command to run. Quick records made at another commit are trained again, so that a notebook shows
-// what the code does now (full-protocol records are kept: they take hours). The records come back
-// in the order of specs.
+// what the code does now (full-protocol records are kept: they take hours); uncommitted changes
+// all count as one commit, "<hash>+dirty", so run notebooks from a committed tree. The records
+// come back in the order of specs.
 func Records(backend compute.Backend, specs []models.RunSpec, command string) ([]models.Record, error) {
 	dir, err := ResultsDir()
 	if err != nil {

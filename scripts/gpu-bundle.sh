@@ -44,7 +44,9 @@ chmod -R u+w .data/datasets
 carried=(bin .data/datasets)
 if [[ -f .data/gpu-results.tar.gz ]]; then carried+=(.data/gpu-results.tar.gz); fi
 bytes=$(du -cb "${carried[@]}" | tail -1 | cut -f1)
-tree=$(git ls-files -z --cached --others --exclude-standard | xargs -0 -r du -cb 2>/dev/null | awk '$2 == "total" {s += $1} END {print s + 0}')
+# (du skips tracked files deleted from the working tree; outside a checkout the count is 0.)
+tree=$({ git ls-files -z --cached --others --exclude-standard 2>/dev/null | xargs -0 -r du -cb 2>/dev/null || true; } |
+  awk '$2 == "total" {s += $1} END {print s + 0}')
 size_mb=$(((bytes + tree + 1048575) / 1048576))
 say "${carried[*]} and the repository's files hold ${size_mb} MiB (a device call carries at most 64)"
 if ((size_mb > 64)); then

@@ -60,9 +60,9 @@ else
   GO_VERSION="$(cd / && GOTOOLCHAIN=local "$GO_BIN" env GOVERSION 2>/dev/null || true)"
   GO_NUM="$(sed -nE 's/.*go([0-9]+\.[0-9]+(\.[0-9]+)?).*/\1/p' <<<"$GO_VERSION")"
   if [[ -z "$GO_NUM" ]] || ! version_ge "$GO_NUM" "$MIN_GO"; then
-    # Go 1.21 and later fetch the toolchain go.mod asks for, unless GOTOOLCHAIN=local forbids it.
+    # Go 1.21 and later fetch the toolchain go.mod asks for when GOTOOLCHAIN is auto or <name>+auto.
     GO_TOOLCHAIN="$(cd / && "$GO_BIN" env GOTOOLCHAIN 2>/dev/null || true)"
-    if [[ -z "$GO_NUM" ]] || ! version_ge "$GO_NUM" "1.21" || [[ "$GO_TOOLCHAIN" == local ]]; then
+    if [[ -z "$GO_NUM" ]] || ! version_ge "$GO_NUM" "1.21" || [[ "$GO_TOOLCHAIN" != auto && "$GO_TOOLCHAIN" != *+auto ]]; then
       missing+=("Go >= $MIN_GO: found '${GO_VERSION:-unknown}' at $GO_BIN (GOTOOLCHAIN=${GO_TOOLCHAIN:-unset}: install Go $MIN_GO, or set GOTOOLCHAIN=auto to let go fetch it)")
     else
       say "Go ${GO_NUM} will fetch go${MIN_GO}, which go.mod asks for (GOTOOLCHAIN=${GO_TOOLCHAIN})"
@@ -114,9 +114,10 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # 4. Python virtualenv with pinned Jupyter packages.
-# venv_moved: the venv's scripts start with another folder's python (the checkout was moved or
-# renamed), so jupyter would not run.
-venv_moved() { [[ -f "$VENV/bin/jupyter" && "$(head -n1 "$VENV/bin/jupyter")" != "#!$VENV/bin/python"* ]]; }
+# venv_moved: the venv's scripts name another folder's python (the checkout was moved or renamed),
+# so jupyter would not run. pip writes the interpreter on the first line, or, for a path with a space
+# or a long one, on the second, which a `#!/bin/sh` first line runs with exec.
+venv_moved() { [[ -f "$VENV/bin/jupyter" ]] && ! head -n2 "$VENV/bin/jupyter" | grep -qF "$VENV/bin/python"; }
 if [[ -n "$FORCE" ]] || ! "$VENV/bin/python" -c 'import sys' >/dev/null 2>&1 || venv_moved; then
   if [[ -e "$VENV" ]]; then
     say "recreating broken or stale .venv"

@@ -169,9 +169,15 @@ func TestSparseLayersMatchDense(t *testing.T) {
 							loss := func(y *Node) *Node { return ReduceAllSum(Mul(Square(y), OnePlus(weights))) }
 							outs := []*Node{ySparse, yDense}
 							outs = append(outs, Gradient(loss(ySparse), vars...)...)
-							return append(outs, Gradient(loss(yDense), vars...)...)
+							outs = append(outs, Gradient(loss(yDense), vars...)...)
+							// The same layer (same variables) without noise: what renormalized noise
+							// off at evaluation stands for, weight 1.
+							return append(outs, layer.sparse(scope, x, edges, nil))
 						})
 						checkNear(t, "output", res[0], res[1], 1e-5)
+						if nz.name == "renormalized off at eval" {
+							checkNear(t, "output against no noise", res[0], res[len(res)-1], 1e-5)
+						}
 						k := len(layer.vars)
 						for i, path := range layer.vars {
 							checkNear(t, "gradient of "+path, res[2+i], res[2+k+i], 1e-4)

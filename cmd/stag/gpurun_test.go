@@ -136,7 +136,7 @@ func TestGPURunScript(t *testing.T) {
 	checkReturnable(t, out)
 	// The next call, on a fresh machine: no records folder, only the last call's archive carried
 	// beside it, which the stage unpacks first. Stopped at its time limit (1 s: too short to train
-	// anything), it exits 124 and still packs what it has: the carried record.
+	// anything), it exits 75 and still packs what it has: the carried record.
 	fresh := filepath.Join(t.TempDir(), "gpu-results")
 	archive, err := os.ReadFile(filepath.Join(out, "results.tar.gz"))
 	if err != nil {

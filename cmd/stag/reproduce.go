@@ -147,7 +147,10 @@ func planReproduce(stdout io.Writer, table string, specs []models.RunSpec, dir, 
 	seeds := map[string][]string{} // of each missing configuration
 	var stale []string             // records of another protocol, with how it differs
 	for _, s := range specs {
-		path := filepath.Join(dir, s.Path())
+		path, err := models.RecordFile(dir, s) // finds (and moves) a record of an older folder name too
+		if err != nil {
+			return err
+		}
 		rec, err := models.ReadRecord(path)
 		switch {
 		case err == nil:
