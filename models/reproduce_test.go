@@ -241,8 +241,8 @@ func TestRecordFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		coraTask(t) // skips without data: if the record were not found, this would train Cora
+		// The counts below tell whether it trained: Reproduce also asks the protocol of a skipped record.
 		tiny := func(s RunSpec) TrainConfig {
-			t.Errorf("%+v was trained again", s)
 			c := ProtocolFor(s)
 			c.Epochs, c.EvalEvery, c.MCSamples = 1, 1, 1
 			return c
