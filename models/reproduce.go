@@ -506,11 +506,7 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 	}
 	var pending []job
 	for i, spec := range specs {
-		path, err := RecordFile(outDir, spec)
-		if err != nil {
-			return 0, skipped, err
-		}
-		rec, err := validRecord(path)
+		rec, path, err := FindRecord(outDir, spec)
 		if err != nil {
 			return 0, skipped, err
 		}
@@ -803,17 +799,22 @@ func ReadRecord(path string) (Record, error) {
 	return r, nil
 }
 
-// validRecord returns the complete record at path, or nil when there is none; an unreadable or
+// FindRecord returns the complete record of spec under dir and its file (RecordFile, which moves
+// a record of an older folder name first), or a nil record when there is none; an unreadable or
 // corrupt file is an error naming it (it is never overwritten silently).
-func validRecord(path string) (*Record, error) {
+func FindRecord(dir string, spec RunSpec) (*Record, string, error) {
+	path, err := RecordFile(dir, spec)
+	if err != nil {
+		return nil, "", err
+	}
 	r, err := ReadRecord(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, path, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w; move it away to rerun that configuration", err)
+		return nil, path, fmt.Errorf("%w; move it away to rerun that configuration", err)
 	}
-	return &r, nil
+	return &r, path, nil
 }
 
 // ProtocolDiff lists the settings in which a record's protocol differs from want (ProtocolFor its

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -147,25 +145,21 @@ func planReproduce(stdout io.Writer, table string, specs []models.RunSpec, dir, 
 	seeds := map[string][]string{} // of each missing configuration
 	var stale []string             // records of another protocol, with how it differs
 	for _, s := range specs {
-		path, err := models.RecordFile(dir, s) // finds (and moves) a record of an older folder name too
-		if err != nil {
-			return err
-		}
-		rec, err := models.ReadRecord(path)
+		rec, path, err := models.FindRecord(dir, s)
 		switch {
-		case err == nil:
+		case err != nil:
+			return err
+		case rec != nil:
 			recorded = append(recorded, s)
 			if diff := models.ProtocolDiff(rec.Protocol, models.ProtocolFor(s)); diff != "" {
 				stale = append(stale, fmt.Sprintf("%s (%s)", path, diff))
 			}
-		case errors.Is(err, os.ErrNotExist):
+		default:
 			key := fmt.Sprintf("%s layers=%d %s", s.Dataset, s.Layers, s.Config)
 			if _, ok := seeds[key]; !ok {
 				missing = append(missing, key)
 			}
 			seeds[key] = append(seeds[key], strconv.FormatInt(s.Seed, 10))
-		default:
-			return err
 		}
 	}
 	fmt.Fprintf(stdout, "%s (dry run): %d of %d runs recorded in %s; %d would be trained\n", table, len(recorded), len(specs), dir, len(specs)-len(recorded))
