@@ -97,7 +97,9 @@ func setVariational(t *testing.T, store *model.Store, muFirst, lsFirst, muRest, 
 		for i := range data {
 			data[i] = float32(value)
 		}
-		v.MustSetValue(tensors.FromFlatDataAndDimensions(data, v.Shape().Dimensions...))
+		if err := v.SetValue(tensors.FromFlatDataAndDimensions(data, v.Shape().Dimensions...)); err != nil {
+			t.Fatalf("setting %s/%s: %v", v.Scope(), v.Name(), err)
+		}
 		n++
 	}
 	if n == 0 {

@@ -73,7 +73,7 @@ func TestSumMessagesEqualsGatherScatter(t *testing.T) {
 						}
 						xt = tensors.FromFlatDataAndDimensions(x32, 7, c)
 					}
-					paths[i] = exec.MustExec(xt)
+					paths[i] = exec.MustCall(xt)
 				}
 				wantFast := dtype == dtypes.Float32 && c%2 == 0
 				if fast != wantFast {

@@ -54,7 +54,7 @@ func TestSinCos2Pi(t *testing.T) {
 		outs := MustNewExec(b, func(u *Node) []*Node {
 			cos, sin := sinCos2Pi(u)
 			return []*Node{ConvertDType(cos, dtypes.Float64), ConvertDType(sin, dtypes.Float64)}
-		}).MustExec(input)
+		}).MustCall(input)
 		cos, sin := tensors.MustCopyFlatData[float64](outs[0]), tensors.MustCopyFlatData[float64](outs[1])
 		var worst float64
 		for i, u := range rounded {
