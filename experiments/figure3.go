@@ -108,21 +108,21 @@ func Figure3Settings(s Settings) Figure3Config {
 func (cfg Figure3Config) validate() error {
 	switch {
 	case len(cfg.Elements) == 0:
-		return fmt.Errorf("no elements")
+		return fmt.Errorf("Figure3Config.Elements is empty")
 	case cfg.MaxMultiplicity < 1:
-		return fmt.Errorf("MaxMultiplicity = %d, want ≥ 1", cfg.MaxMultiplicity)
+		return fmt.Errorf("Figure3Config.MaxMultiplicity = %d, want ≥ 1", cfg.MaxMultiplicity)
 	case cfg.Hidden < 1:
-		return fmt.Errorf("Hidden = %d, want ≥ 1", cfg.Hidden)
+		return fmt.Errorf("Figure3Config.Hidden = %d, want ≥ 1", cfg.Hidden)
 	case !(cfg.LearningRate > 0):
-		return fmt.Errorf("LearningRate = %g, want > 0", cfg.LearningRate)
+		return fmt.Errorf("Figure3Config.LearningRate = %g, want > 0", cfg.LearningRate)
 	case cfg.Steps < 1 || cfg.EvalEvery < 1:
-		return fmt.Errorf("Steps = %d, EvalEvery = %d, want ≥ 1", cfg.Steps, cfg.EvalEvery)
+		return fmt.Errorf("Figure3Config.Steps = %d, Figure3Config.EvalEvery = %d, want ≥ 1", cfg.Steps, cfg.EvalEvery)
 	case cfg.BatchSize < 0:
-		return fmt.Errorf("BatchSize = %d, want ≥ 0", cfg.BatchSize)
+		return fmt.Errorf("Figure3Config.BatchSize = %d, want ≥ 0", cfg.BatchSize)
 	case cfg.MCSamples < 1:
-		return fmt.Errorf("MCSamples = %d, want ≥ 1", cfg.MCSamples)
+		return fmt.Errorf("Figure3Config.MCSamples = %d, want ≥ 1", cfg.MCSamples)
 	case len(cfg.Seeds) == 0:
-		return fmt.Errorf("no seeds")
+		return fmt.Errorf("Figure3Config.Seeds is empty")
 	}
 	for _, x := range cfg.Elements {
 		if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {

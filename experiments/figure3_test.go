@@ -182,7 +182,7 @@ func TestFigure3RejectsBadConfigs(t *testing.T) {
 		{"zero element", func(c *experiments.Figure3Config) { c.Elements = []float64{1, 0} }, "non-zero"},
 		{"no steps", func(c *experiments.Figure3Config) { c.Steps = 0 }, "Steps"},
 		{"no draws", func(c *experiments.Figure3Config) { c.MCSamples = 0 }, "MCSamples"},
-		{"no seeds", func(c *experiments.Figure3Config) { c.Seeds = nil }, "seeds"},
+		{"no seeds", func(c *experiments.Figure3Config) { c.Seeds = nil }, "Seeds"},
 		{"negative batch", func(c *experiments.Figure3Config) { c.BatchSize = -1 }, "BatchSize"},
 	}
 	backend := stagtest.Backend(t)
