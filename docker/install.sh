@@ -2,7 +2,7 @@
 # Installs what the stagnb images need; docker/Dockerfile and docker/Dockerfile.cuda run it, and
 # docker/docker_test.go runs it with --dry-run. Three steps:
 #   1. go: Go 1.26.8 from the official tarball into $GO_PREFIX/go, unless a Go >= 1.26.8 is on PATH;
-#   2. setup: scripts/setup.sh (Go modules, gonb/goimports/gopls in .tools/bin, JupyterLab in .venv,
+#   2. setup: scripts/setup.sh (Go modules, gonb/goimports/staticcheck/gopls in .tools/bin, JupyterLab in .venv,
 #      the GoNB kernel); it is idempotent;
 #   3. cuda-plugin, with STAGNB_CUDA=1: JAX's CUDA 12 PJRT plugin and NVIDIA's CUDA 12 libraries,
 #      pinned wheels, into .venv; prints the plugin's path for STAGNB_PJRT_PLUGIN.
@@ -151,13 +151,13 @@ if ((DRY_RUN)); then
   fi
   installed=1
   for f in "$VENV/bin/jupyter" "$VENV/share/jupyter/kernels/gonb/kernel.json" \
-    "$ROOT/.tools/bin/gonb" "$ROOT/.tools/bin/goimports" "$ROOT/.tools/bin/gopls"; do
+    "$ROOT/.tools/bin/gonb" "$ROOT/.tools/bin/goimports" "$ROOT/.tools/bin/staticcheck" "$ROOT/.tools/bin/gopls"; do
     [[ -e "$f" ]] || installed=0
   done
   if ((installed)); then
     say "step 2/3 setup: would run scripts/setup.sh, which finds everything installed and only checks it"
   else
-    say "step 2/3 setup: would run scripts/setup.sh: Go modules, gonb/goimports/gopls in .tools/bin, JupyterLab in .venv, the GoNB kernel"
+    say "step 2/3 setup: would run scripts/setup.sh: Go modules, gonb/goimports/staticcheck/gopls in .tools/bin, JupyterLab in .venv, the GoNB kernel"
   fi
 else
   say "step 2/3 setup: scripts/setup.sh"

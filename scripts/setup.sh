@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the project needs, inside the repository:
 #   - the root module's Go dependencies (go mod download);
-#   - GoNB, goimports and gopls, built from the pinned tools modules into <repo>/.tools/bin;
+#   - GoNB, goimports, staticcheck and gopls, built from the pinned tools modules into <repo>/.tools/bin;
 #   - a Python virtualenv <repo>/.venv with the pinned JupyterLab/nbclient/nbconvert/nbformat;
 #   - the GoNB kernel ("Go (gonb)"), registered inside the venv (<repo>/.venv/share/jupyter).
 # Idempotent: steps whose result is present and up to date are skipped (stamps in <repo>/.tools/stamps).
@@ -94,18 +94,18 @@ say "go mod download (root module)"
 (cd "$ROOT" && go mod download)
 
 # ---------------------------------------------------------------------------------------------
-# 3. Tools: gonb + goimports (tools/go.mod) and gopls (tools/gopls/go.mod; gopls v0.23.0 does not
+# 3. Tools: gonb, goimports and staticcheck (tools/go.mod) and gopls (tools/gopls/go.mod; gopls v0.23.0 does not
 #    compile against golang.org/x/tools v0.52.0, so it keeps its own module and dependency versions).
 tools_key="$(fingerprint "$ROOT/tools/go.mod" "$ROOT/tools/go.sum" "$ROOT/tools/gopls/go.mod" \
   "$ROOT/tools/gopls/go.sum" "str:$(cd "$ROOT/tools" && go env GOVERSION GOOS GOARCH)")"
-if stamp_ok tools "$tools_key" && [[ -x "$TOOLS_BIN/gonb" && -x "$TOOLS_BIN/goimports" && -x "$TOOLS_BIN/gopls" ]]; then
+if stamp_ok tools "$tools_key" && [[ -x "$TOOLS_BIN/gonb" && -x "$TOOLS_BIN/goimports" && -x "$TOOLS_BIN/staticcheck" && -x "$TOOLS_BIN/gopls" ]]; then
   say "tools up to date in .tools/bin (gonb $("$TOOLS_BIN/gonb" -V 2>/dev/null), $("$TOOLS_BIN/gopls" version 2>/dev/null | head -n1))"
 else
-  say "building gonb, goimports, gopls into .tools/bin (first time: about a minute)"
+  say "building gonb, goimports, staticcheck, gopls into .tools/bin (first time: about a minute)"
   mkdir -p "$TOOLS_BIN"
   (cd "$ROOT/tools" && GOBIN="$TOOLS_BIN" go install tool)
   (cd "$ROOT/tools/gopls" && GOBIN="$TOOLS_BIN" go install tool)
-  for t in gonb goimports gopls; do
+  for t in gonb goimports staticcheck gopls; do
     [[ -x "$TOOLS_BIN/$t" ]] || die "$t was not built into $TOOLS_BIN"
   done
   say "built gonb $("$TOOLS_BIN/gonb" -V), $("$TOOLS_BIN/gopls" version | head -n1)"

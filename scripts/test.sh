@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: setup (so notebook tests have the GoNB kernel), then
-#   gofmt -l (must print nothing), go vet ./..., chromium for the browser test (scripts/browser-deps.sh),
+#   gofmt -l (must print nothing), go vet ./..., staticcheck ./... (staticcheck.conf), chromium for the browser test (scripts/browser-deps.sh),
 #   go test -count=1 -timeout 40m ./..., kernel registered.
 # All stages run; the script fails at the end if any failed.
 # Extra arguments are passed to `go test` as flags (e.g. `bash scripts/test.sh -run TestCora -v`).
@@ -63,6 +63,10 @@ fi
 stage "go vet ./..."
 go vet ./... || failed+=("go vet")
 
+# --- staticcheck: its default checks, less the ones staticcheck.conf turns off
+stage "staticcheck ./..."
+staticcheck ./... || failed+=("staticcheck")
+
 # --- chromium for the headless-browser test (installed when missing and we may; see the script)
 stage "chromium and chromedriver"
 bash "$ROOT/scripts/browser-deps.sh" || failed+=("chromium")
@@ -86,4 +90,4 @@ if ((${#failed[@]})); then
   echo "[test] FAIL: ${failed[*]} (${elapsed}s)"
   exit 1
 fi
-echo "[test] PASS: gofmt, go vet, go test, kernel (${elapsed}s)"
+echo "[test] PASS: gofmt, go vet, staticcheck, go test, kernel (${elapsed}s)"
