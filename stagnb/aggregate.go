@@ -94,7 +94,10 @@ func ParseNorm(s string) (Norm, error) {
 
 // String returns the mode's name as ParseNorm reads it.
 func (n Norm) String() string {
-	return [...]string{"both", "right", "left", "none"}[n]
+	if names := [...]string{"both", "right", "left", "none"}; n >= 0 && int(n) < len(names) {
+		return names[n]
+	}
+	return fmt.Sprintf("Norm(%d)", int(n))
 }
 
 // Aggregate reduces the messages `[num_edges, C]` at their destination nodes with agg and

@@ -111,3 +111,42 @@ func TestEdgeListValidate(t *testing.T) {
 		t.Errorf("WithSelfLoops twice added %d edges", again.NumEdges()-loops.NumEdges())
 	}
 }
+
+// TestNewEdgesMatchesConst checks that edges built in the graph (NewEdges, for edge lists that are
+// computed rather than known up front) have the degrees of EdgeList.Const and aggregate alike,
+// from `[E]` and `[E, 1]` indices; and that bad indices are refused.
+func TestNewEdgesMatchesConst(t *testing.T) {
+	el := fourNodes()
+	for _, shape := range [][]int{{5}, {5, 1}} {
+		res := runGraph(t, 1, func(scope *model.Scope, g *Graph) []*Node {
+			want := el.Const(g)
+			got := stagnb.NewEdges(Reshape(Const(g, el.Src), shape...), Reshape(Const(g, el.Dst), shape...), el.NumNodes)
+			x := Const(g, fourX)
+			return []*Node{got.InDegree, want.InDegree, got.OutDegree, want.OutDegree,
+				stagnb.StochasticAggregate(scope, x, got, stagnb.AggSum, stagnb.NormBoth, nil),
+				stagnb.StochasticAggregate(scope, x, want, stagnb.AggSum, stagnb.NormBoth, nil)}
+		})
+		what := fmt.Sprintf("indices %v", shape)
+		checkNear(t, what+": in-degrees", res[0], res[1], 0)
+		checkNear(t, what+": out-degrees", res[2], res[3], 0)
+		checkNear(t, what+": aggregate", res[4], res[5], 1e-6)
+		checkNear(t, what+": in-degrees by hand", res[0], []float64{0, 3, 1, 1}, 0)
+	}
+	for _, tc := range []struct {
+		name     string
+		src, dst any
+	}{
+		{"float indices", []float32{0, 1}, []float32{1, 0}},
+		{"sizes differ", []int32{0, 1}, []int32{1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if msg := fmt.Sprint(recover()); !strings.Contains(msg, "stagnb.NewEdges") {
+					t.Errorf("panic %q, want one naming stagnb.NewEdges", msg)
+				}
+			}()
+			g := NewGraph(stagtest.Backend(t), tc.name)
+			stagnb.NewEdges(Const(g, tc.src), Const(g, tc.dst), 2)
+		})
+	}
+}

@@ -173,3 +173,18 @@ func TestSparseTransformFirstShortcuts(t *testing.T) {
 		})
 	}
 }
+
+// TestSparseInputDense checks that Dense gives back the matrix the pairs were built from.
+func TestSparseInputDense(t *testing.T) {
+	el := fourNodes().WithSelfLoops()
+	res := runGraph(t, 1, func(scope *model.Scope, g *Graph) []*Node {
+		return []*Node{sparseFour(t, el, stagnb.NormBoth).Dense(g)}
+	})
+	var want []float64
+	for _, row := range fourX {
+		for _, x := range row {
+			want = append(want, float64(x))
+		}
+	}
+	checkNear(t, "Dense", res[0], want, 0)
+}
