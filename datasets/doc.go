@@ -3,7 +3,8 @@
 // conversion), the ESOL and FreeSolv molecule sets (LoadESOL, LoadFreeSolv: SMILES featurised
 // natively by package datasets/smiles exactly as RDKit + DGL-LifeSci's CanonicalAtomFeaturizer
 // do, the paper's seeded split and a batcher), random geometric graphs
-// (RandomGeometricGraph, with the normalised Laplacian) and the multiset toy data (Multisets).
+// (RandomGeometricGraph; its normalised Laplacian is stagnb.NormalizedLaplacian) and the multiset
+// toy data (Multisets).
 //
 // Files are found by a Resolver: first in the directory named by $STAGNB_DATA, then in the
 // user cache, and finally by downloading them from their pinned public URL into the cache.

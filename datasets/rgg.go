@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // GeometricGraph is a random geometric graph on the unit square: N points drawn uniformly,
@@ -72,64 +70,4 @@ func (g *GeometricGraph) Stats() Stats {
 		NumUndirectedEdges: len(g.Edges),
 		NumIsolatedNodes:   isolated,
 	}
-}
-
-// NormalizedLaplacian returns the augmented normalised Laplacian of the paper's Theorem 2,
-// Δ̃ = I − D̃^{-1/2}(A+I)D̃^{-1/2} with D̃ = D + I, as a dense symmetric N×N matrix.
-// Its eigenvalues lie in [0, 2); P = I − Δ̃ is GCN's propagation matrix.
-func (g *GeometricGraph) NormalizedLaplacian() *mat.SymDense {
-	n := g.NumNodes
-	deg := g.Degrees()
-	inv := make([]float64, n)
-	for i, d := range deg {
-		inv[i] = 1 / math.Sqrt(float64(d+1))
-	}
-	lap := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		lap.SetSym(i, i, 1-inv[i]*inv[i])
-	}
-	for _, e := range g.Edges {
-		u, v := int(e[0]), int(e[1])
-		lap.SetSym(u, v, -inv[u]*inv[v])
-	}
-	return lap
-}
-
-// Spectrum is the eigen-decomposition of a symmetric matrix: eigenvalues in ascending
-// order and the matching unit eigenvectors as the columns of Vectors.
-type Spectrum struct {
-	Values  []float64
-	Vectors *mat.Dense
-}
-
-// LaplacianSpectrum eigen-decomposes NormalizedLaplacian.
-func (g *GeometricGraph) LaplacianSpectrum() (*Spectrum, error) {
-	var eig mat.EigenSym
-	if ok := eig.Factorize(g.NormalizedLaplacian(), true); !ok {
-		return nil, fmt.Errorf("random geometric graph (n=%d, radius=%v, seed=%d): eigen-decomposition did not converge",
-			g.NumNodes, g.Radius, g.Seed)
-	}
-	s := &Spectrum{Values: eig.Values(nil), Vectors: &mat.Dense{}}
-	eig.VectorsTo(s.Vectors)
-	return s, nil
-}
-
-// SmoothSignal returns a random linear combination of the eigenvectors of the k smallest
-// eigenvalues, with coefficients drawn from a standard normal (seeded), shaped [N, channels].
-// This is the input signal of the paper's Figure 4 (k = 20).
-func (s *Spectrum) SmoothSignal(k, channels int, seed uint64) (*mat.Dense, error) {
-	n, _ := s.Vectors.Dims()
-	if k <= 0 || k > n || channels <= 0 {
-		return nil, fmt.Errorf("smooth signal: k=%d channels=%d, want 1 ≤ k ≤ %d and channels ≥ 1", k, channels, n)
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x5349_474e))
-	coef := mat.NewDense(k, channels, nil)
-	for i := 0; i < k; i++ {
-		for j := 0; j < channels; j++ {
-			coef.Set(i, j, rng.NormFloat64())
-		}
-	}
-	var x mat.Dense
-	x.Mul(s.Vectors.Slice(0, n, 0, k), coef)
-	return &x, nil
 }

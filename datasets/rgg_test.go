@@ -3,8 +3,6 @@ package datasets
 import (
 	"math"
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 func TestRandomGeometricGraphEdgesAreExactlyThePairsWithinRadius(t *testing.T) {
@@ -72,79 +70,6 @@ func TestRandomGeometricGraphEdgeCountMatchesTheory(t *testing.T) {
 	}
 }
 
-func TestNormalizedLaplacianSpectrum(t *testing.T) {
-	g, err := RandomGeometricGraph(200, 0.125, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lap := g.NormalizedLaplacian()
-	spec, err := g.LaplacianSpectrum()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Ascending eigenvalues in [0, 2).
-	for i, v := range spec.Values {
-		if v < -1e-12 || v >= 2 || (i > 0 && v < spec.Values[i-1]) {
-			t.Fatalf("eigenvalue %d = %v: want ascending values in [0,2)", i, v)
-		}
-	}
-	// D̃^{1/2}·1 is in the null space of Δ̃ = I − D̃^{-1/2}(A+I)D̃^{-1/2}.
-	deg := g.Degrees()
-	v := mat.NewVecDense(g.NumNodes, nil)
-	for i, d := range deg {
-		v.SetVec(i, math.Sqrt(float64(d+1)))
-	}
-	var lv mat.VecDense
-	lv.MulVec(lap, v)
-	if norm := mat.Norm(&lv, 2); norm > 1e-12 {
-		t.Errorf("|Δ̃ D̃^½ 1| = %g, want 0", norm)
-	}
-	// One zero eigenvalue per connected component.
-	zeros := 0
-	for _, v := range spec.Values {
-		if v < 1e-9 {
-			zeros++
-		}
-	}
-	if c := components(g); zeros != c {
-		t.Errorf("%d zero eigenvalues, %d connected components", zeros, c)
-	}
-	// V diag(λ) Vᵀ reconstructs Δ̃.
-	var rec, tmp mat.Dense
-	tmp.Mul(spec.Vectors, mat.NewDiagDense(len(spec.Values), spec.Values))
-	rec.Mul(&tmp, spec.Vectors.T())
-	var diff mat.Dense
-	diff.Sub(&rec, lap)
-	if d := mat.Norm(&diff, math.Inf(1)); d > 1e-10 {
-		t.Errorf("|VΛVᵀ − Δ̃|∞ = %g", d)
-	}
-}
-
-func TestSmoothSignalLiesInTheLowSpectrum(t *testing.T) {
-	g, _ := RandomGeometricGraph(200, 0.125, 5)
-	spec, err := g.LaplacianSpectrum()
-	if err != nil {
-		t.Fatal(err)
-	}
-	const k = 20
-	x, err := spec.SmoothSignal(k, 3, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Dirichlet energy tr(XᵀΔ̃X) ≤ λ_k·|X|², since X lies in the span of the first k eigenvectors.
-	var lx, xtlx mat.Dense
-	lx.Mul(g.NormalizedLaplacian(), x)
-	xtlx.Mul(x.T(), &lx)
-	energy := mat.Trace(&xtlx)
-	fro2 := math.Pow(mat.Norm(x, 2), 2) // mat.Norm of a matrix with 2 is the Frobenius norm
-	if bound := spec.Values[k-1] * fro2; energy > bound*(1+1e-9) || energy < 0 {
-		t.Errorf("Dirichlet energy %g, want within [0, λ_k·|X|²_F = %g]", energy, bound)
-	}
-	if _, err := spec.SmoothSignal(0, 1, 0); err == nil {
-		t.Error("SmoothSignal(k=0) gave no error")
-	}
-}
-
 func TestRandomGeometricGraphBadInput(t *testing.T) {
 	for _, c := range []struct {
 		n int
@@ -154,27 +79,4 @@ func TestRandomGeometricGraphBadInput(t *testing.T) {
 			t.Errorf("RandomGeometricGraph(%d, %v) gave no error", c.n, c.r)
 		}
 	}
-}
-
-// components counts connected components with a union-find.
-func components(g *GeometricGraph) int {
-	parent := make([]int, g.NumNodes)
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
-	c := g.NumNodes
-	for _, e := range g.Edges {
-		if a, b := find(int(e[0])), find(int(e[1])); a != b {
-			parent[a] = b
-			c--
-		}
-	}
-	return c
 }

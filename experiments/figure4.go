@@ -72,7 +72,7 @@ type Figure4Setup struct {
 	// Laplacian is Δ̃ = I − D̃^-½ Ã D̃^-½, and Spectrum its eigenvalues (ascending) and
 	// eigenvectors.
 	Laplacian *mat.SymDense
-	Spectrum  *datasets.Spectrum
+	Spectrum  *stagnb.Spectrum
 	// Signal is the input X₀, `[Nodes][Channels]`: a standard-normal combination of the
 	// eigenvectors of the Eigenvectors smallest eigenvalues.
 	Signal [][]float64
@@ -88,7 +88,11 @@ func NewFigure4Setup(cfg Figure4Config) (*Figure4Setup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("experiments.NewFigure4Setup: %w", err)
 	}
-	spec, err := g.LaplacianSpectrum()
+	lap, err := stagnb.NormalizedLaplacian(el)
+	if err != nil {
+		return nil, fmt.Errorf("experiments.NewFigure4Setup: %w", err)
+	}
+	spec, err := stagnb.NewSpectrum(lap)
 	if err != nil {
 		return nil, fmt.Errorf("experiments.NewFigure4Setup: %w", err)
 	}
@@ -102,32 +106,12 @@ func NewFigure4Setup(cfg Figure4Config) (*Figure4Setup, error) {
 	}
 	return &Figure4Setup{
 		Config: cfg, Graph: g, Edges: el.WithSelfLoops(),
-		Laplacian: g.NormalizedLaplacian(), Spectrum: spec, Signal: x,
+		Laplacian: lap, Spectrum: spec, Signal: x,
 	}, nil
 }
 
 // Components returns the number of connected components of the graph (isolated nodes count).
-func (s *Figure4Setup) Components() int {
-	parent := make([]int, s.Graph.NumNodes)
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
-	n := len(parent)
-	for _, e := range s.Graph.Edges {
-		if a, b := find(int(e[0])), find(int(e[1])); a != b {
-			parent[a] = b
-			n--
-		}
-	}
-	return n
-}
+func (s *Figure4Setup) Components() int { return s.Edges.NumComponents() }
 
 // Figure4SetupTable describes the graph and the signal (nodes, edges, degrees, components, the
 // smallest and largest eigenvalues of Δ̃, the signal's energy and size) and the sizes of the runs.
@@ -161,7 +145,7 @@ func Figure4SetupTable(s *Figure4Setup) figures.Table {
 			{"Monte-Carlo draws per row of the Theorem 2 table", strconv.Itoa(c.TheoremSamples)},
 		},
 		Footnotes: []string{
-			"Δ̃ = I − D̃^-½(A+I)D̃^-½ (datasets.GeometricGraph.NormalizedLaplacian); X₀ = Σ_{k≤" + strconv.Itoa(k) + "} c_k u_k with c_k ~ Normal(0, 1) (datasets.Spectrum.SmoothSignal).",
+			"Δ̃ = I − D̃^-½(A+I)D̃^-½ (stagnb.NormalizedLaplacian); X₀ = Σ_{k≤" + strconv.Itoa(k) + "} c_k u_k with c_k ~ Normal(0, 1) (stagnb.Spectrum.SmoothSignal).",
 		},
 	}
 }

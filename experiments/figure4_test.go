@@ -23,11 +23,15 @@ func pathSetup(t *testing.T) *experiments.Figure4Setup {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lap, err := stagnb.NormalizedLaplacian(el)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &experiments.Figure4Setup{
 		Config:    experiments.Figure4Config{Nodes: 3, Channels: 1},
 		Graph:     g,
 		Edges:     el.WithSelfLoops(),
-		Laplacian: g.NormalizedLaplacian(),
+		Laplacian: lap,
 		Signal:    [][]float64{{1}, {0}, {0}},
 	}
 }

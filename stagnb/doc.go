@@ -23,8 +23,8 @@
 //     the scope's Param* hyperparameters (ParamNoise, ParamStructure, ParamPlacement, ParamNorm, …).
 //   - MonteCarlo runs a forward function K times in one graph and returns the mean and spread of
 //     logits, probabilities or votes.
-//   - Theory helpers: DirichletEnergy, ExpSumUniformExpectation (Table 1's closed form) and the
-//     deterministic multiset aggregators.
+//   - Theory helpers: DirichletEnergy, NormalizedLaplacian (dense, for analysis) and its Spectrum,
+//     ExpSumUniformExpectation (Table 1's closed form) and the deterministic multiset aggregators.
 //   - NewBackend chooses the compute backend: $GOMLX_BACKEND, else XLA with a CUDA PJRT plugin when
 //     an NVIDIA GPU is present, else the pure-Go backend ("go:parallelism=-1").
 //   - MatMulPadded is graph.MatMul for weights with few output columns (class logits), which the
