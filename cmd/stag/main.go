@@ -8,6 +8,7 @@
 //	stag featurize [FILE|-]                                  RDKit-compatible atom features of SMILES, one JSON object per line
 //	stag bench [flags]                                       training-step speed of STAG and baselines, one JSON line per method
 //	stag reproduce <table> [flags]                           train a paper table's grid, one JSON record per run (resumable)
+//	stag reproduce <item> [-quick] [-plots DIR]              compute Table 1, Figure 2, Theorem 1, Figure 3, Figure 4 or Theorem 2 live: Markdown tables, SVG plots
 //
 // Datasets are found through the resolver of package datasets: $STAGNB_DATA, then the user
 // cache, then a download. Errors go to stderr and give a non-zero exit code.
@@ -30,6 +31,7 @@ commands:
   featurize [FILE|-]                         featurize SMILES (one per line) as JSON lines
   bench                                      time training steps and Monte-Carlo inference (JSON lines)
   reproduce <table2|3|4|5|6|7|8|figure5> [-quick] [-datasets …]  train a paper table's grid and record the results (resumable)
+  reproduce <table1|figure2|theorem1|figure3|figure4|theorem2> [-quick] [-plots DIR]  compute a notebook's tables and plots live
 
 Run "stag <command> -h" for a command's flags.
 `
@@ -93,7 +95,7 @@ func writeJSON(w io.Writer, v any) error {
 func recordRevision(command string, stderr io.Writer) string {
 	rev := models.SourceRevision()
 	if rev == models.UnknownRevision {
-		fmt.Fprintf(stderr, "stag %s: warning: the records will name no commit: this binary has no VCS stamp and the working directory is not in a git checkout; build it in the checkout with `go build -buildvcs=true`, or run it from inside the checkout\n", command)
+		fmt.Fprintf(stderr, "stag %s: warning: what it writes will name no commit: this binary has no VCS stamp and the working directory is not in a git checkout; build it in the checkout with `go build -buildvcs=true`, or run it from inside the checkout\n", command)
 	}
 	return rev
 }

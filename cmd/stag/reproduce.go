@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,16 +16,23 @@ import (
 	"github.com/stagnb/stagnb/models"
 	"github.com/stagnb/stagnb/models/paper"
 	"github.com/stagnb/stagnb/stagnb"
+	"github.com/stagnb/stagnb/stagnb/figures"
 )
+
+// reproducible lists the items reproduce takes.
+var reproducible = strings.Join(experiments.AnalysisItems, ", ") + ", table2, table3, table4, table5, table6, table7, table8 or figure5"
 
 // runReproduce implements "stag reproduce <table> [flags]": it trains every (configuration, seed)
 // of a paper table that has no record yet and writes one JSON record per run under -out, then
 // prints the paper-vs-ours table of the selected runs (Markdown; -html FILE also writes it as HTML).
 func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return usageError("reproduce: name a table: table2, table3, table4, table5, table6, table7, table8 or figure5")
+		return usageError("reproduce: name a table: " + reproducible)
 	}
 	table := args[0]
+	if slices.Contains(experiments.AnalysisItems, table) {
+		return runAnalysis(table, args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "few epochs, one seed, 8 Monte-Carlo samples: minutes on a CPU, not comparable to the paper")
@@ -80,7 +89,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	case "figure5":
 		specs = models.Figure5Specs(ds, *quick)
 	default:
-		return usageError(fmt.Sprintf("reproduce: unknown table %q (available: table2, table3, table4, table5, table6, table7, table8, figure5)", table))
+		return usageError(fmt.Sprintf("reproduce: unknown table %q (available: %s)", table, reproducible))
 	}
 	specs, err := filterSpecs(specs, *configs, *depths, *seedList)
 	if err != nil {
@@ -221,4 +230,71 @@ func splitList(s string) []string {
 		}
 	}
 	return append(items, strings.TrimSpace(s[start:]))
+}
+
+// runAnalysis implements "stag reproduce <item>" for the items computed live, without records
+// (experiments.AnalysisItems: Table 1, Figure 2, Theorem 1, Figures 3 and 4, Theorem 2): it prints
+// a provenance line and every table of the item as Markdown, as the notebooks show them, and saves
+// the plots as SVG files with -plots (written atomically; -html writes the tables as HTML).
+func runAnalysis(item string, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("reproduce "+item, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	quick := fs.Bool("quick", false, "the notebooks' quick settings (fewer Monte-Carlo samples and training steps): seconds to a minute or two on a CPU, not comparable to the paper")
+	plotDir := fs.String("plots", "", "save the plots as SVG files in this directory (created if missing)")
+	htmlOut := fs.String("html", "", "also write the tables as HTML to this file")
+	if err := fs.Parse(args); err != nil {
+		return usageError(err.Error())
+	}
+	if fs.NArg() > 0 {
+		return usageError(fmt.Sprintf("reproduce %s: unexpected arguments %q", item, fs.Args()))
+	}
+	settings := experiments.FullSettings()
+	if *quick {
+		settings = experiments.QuickSettings()
+	}
+	if *plotDir != "" {
+		if err := os.MkdirAll(*plotDir, 0o755); err != nil {
+			return fmt.Errorf("reproduce %s: -plots: %w", item, err)
+		}
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	backend, err := stagnb.NewBackend(logf)
+	if err != nil {
+		return err
+	}
+	defer backend.Finalize()
+	fmt.Fprintf(stdout, "%s: %s settings %+v; backend %s, device %s; commit %s\n",
+		models.CommandLine(append([]string{"stag", "reproduce", item}, args...)...), settings.Mode(), settings,
+		stagnb.BackendName(backend), stagnb.DeviceName(backend), recordRevision("reproduce", stderr))
+	start := time.Now()
+	outs, err := experiments.Analysis(backend, item, settings)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s computed in %s\n", item, time.Since(start).Round(time.Second))
+	var html strings.Builder
+	for _, o := range outs {
+		if o.Table != nil {
+			fmt.Fprintf(stdout, "\n%s", o.Table.Markdown())
+			html.WriteString(o.Table.HTML() + "\n")
+			continue
+		}
+		if *plotDir == "" {
+			fmt.Fprintf(stdout, "\nplot %s: %q (not saved: -plots DIR saves it as %s.svg)\n", o.Name, o.Plot.Title.Text, o.Name)
+			continue
+		}
+		svg, err := figures.SVG(o.Plot)
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(*plotDir, o.Name+".svg")
+		if err := writeFileAtomic(path, []byte(svg)); err != nil {
+			return fmt.Errorf("reproduce %s: %w", item, err)
+		}
+		fmt.Fprintf(stdout, "\nplot %s: %q saved as %s\n", o.Name, o.Plot.Title.Text, path)
+	}
+	if *htmlOut == "" {
+		return nil
+	}
+	return writeFileAtomic(*htmlOut, []byte(html.String()))
 }

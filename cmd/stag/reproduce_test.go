@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stagnb/stagnb/experiments"
 	"github.com/stagnb/stagnb/models"
 )
 
@@ -160,5 +161,65 @@ func TestFilterSpecs(t *testing.T) {
 		if err != nil || len(got) != tc.want {
 			t.Errorf("configs %q layers %q seeds %q: %d specs (%v), want %d", tc.configs, tc.layers, tc.seeds, len(got), err, tc.want)
 		}
+	}
+}
+
+// TestReproduceAnalysis runs `stag reproduce <item> -quick -plots DIR -html FILE` for every item
+// computed live (the tables and plots of notebooks 01–04): each must print its provenance line and
+// its tables as Markdown, including the paper-vs-ours table where the notebook has one, save each
+// plot as an SVG file carrying its title, and write the tables as HTML.
+func TestReproduceAnalysis(t *testing.T) {
+	want := map[string]struct {
+		tables, plots int
+		text          string // a heading the output must contain
+	}{
+		"table1":   {3, 2, "### Table 1: paper vs ours"},
+		"figure2":  {1, 6, "### Which axes share a draw"},
+		"theorem1": {1, 2, "### Theorem 1 with q = Uniform(0, 1)"},
+		"figure3":  {3, 1, `### §6 "STAG Increases Expressiveness": paper vs ours`},
+		"figure4":  {2, 2, "### Figure 4: paper vs ours"},
+		"theorem2": {1, 1, "### Theorem 2, one step"},
+	}
+	if len(want) != len(experiments.AnalysisItems) {
+		t.Fatalf("the test covers %d items, experiments.AnalysisItems has %d", len(want), len(experiments.AnalysisItems))
+	}
+	for _, item := range experiments.AnalysisItems {
+		t.Run(item, func(t *testing.T) {
+			w, ok := want[item]
+			if !ok {
+				t.Fatalf("no expectation for %s", item)
+			}
+			dir := t.TempDir()
+			plots, html := filepath.Join(dir, "plots"), filepath.Join(dir, item+".html")
+			code, stdout, stderr := stag(t, "reproduce", item, "-quick", "-plots", plots, "-html", html)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			if first := strings.SplitN(stdout, "\n", 2)[0]; !strings.HasPrefix(first, "stag reproduce "+item+" -quick") || !strings.Contains(first, "quick settings") || !strings.Contains(first, "backend ") {
+				t.Errorf("first line %q: want the command, the settings and the backend", first)
+			}
+			if got := strings.Count(stdout, "\n### "); got != w.tables {
+				t.Errorf("%d Markdown tables, want %d:\n%s", got, w.tables, stdout)
+			}
+			if !strings.Contains(stdout, w.text) {
+				t.Errorf("output lacks %q:\n%s", w.text, stdout)
+			}
+			files, err := filepath.Glob(filepath.Join(plots, item+"-*.svg"))
+			if err != nil || len(files) != w.plots {
+				t.Fatalf("plots %v (%v), want %d SVG files", files, err, w.plots)
+			}
+			for _, f := range files {
+				b, err := os.ReadFile(f)
+				if err != nil || !bytes.Contains(b, []byte("<svg")) || !strings.Contains(stdout, "saved as "+f) {
+					t.Errorf("%s: %v, %d bytes; want an SVG that the output names", f, err, len(b))
+				}
+			}
+			if b, err := os.ReadFile(html); err != nil || bytes.Count(b, []byte("<table")) != w.tables {
+				t.Errorf("-html: %v, %d tables, want %d", err, bytes.Count(b, []byte("<table")), w.tables)
+			}
+		})
+	}
+	if code, _, stderr := stag(t, "reproduce", "figure4", "-datasets", "cora"); code != 2 || !strings.Contains(stderr, "-datasets") {
+		t.Errorf("reproduce figure4 -datasets cora: exit %d, stderr %q; want 2 naming the flag", code, stderr)
 	}
 }
