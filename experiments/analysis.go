@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/gomlx/compute"
@@ -20,8 +21,9 @@ type Output struct {
 }
 
 // AnalysisItems are the paper items computed live from the library, with no training records:
-// the tables and plots of notebooks 01–04, in the notebooks' order.
-var AnalysisItems = []string{"table1", "figure2", "theorem1", "figure3", "figure4", "theorem2"}
+// the tables and plots of notebooks 01–04 and the live parts of notebook 07, in the notebooks'
+// order.
+var AnalysisItems = []string{"table1", "figure2", "theorem1", "figure3", "figure4", "theorem2", "table9", "learned-noise"}
 
 // Analysis computes the tables and plots that the notebooks show for one of AnalysisItems, with
 // the settings s (QuickSettings or FullSettings), by the same calls as the notebook cells:
@@ -34,8 +36,13 @@ var AnalysisItems = []string{"table1", "figure2", "theorem1", "figure3", "figure
 //     gives its accuracy curves, table and paper-vs-ours table;
 //   - figure4 (notebook 04): the setup table, the energy and normalised-energy plots, paper vs
 //     ours (which also computes the curves of theorem2);
-//   - theorem2 (notebook 04): the energy plot of the noises with E z = 1 and its Monte-Carlo table.
-func Analysis(backend compute.Backend, item string, s Settings) ([]Output, error) {
+//   - theorem2 (notebook 04): the energy plot of the noises with E z = 1 and its Monte-Carlo table;
+//   - table9 (notebook 07): the STAG-VI hyperparameters, the paper's beside the models';
+//   - learned-noise (notebook 07): trains STAG-VI(ℝ^C) on Cora (TrainVI) and gives the table and
+//     the histograms of the μ and σ it learned.
+//
+// Training progress (Figure 3 trains without a bar) goes to progress.
+func Analysis(backend compute.Backend, item string, s Settings, progress io.Writer) ([]Output, error) {
 	var outs []Output
 	table := func(name string, t figures.Table) { outs = append(outs, Output{Name: name, Table: &t}) }
 	plotOf := func(name string, p *plot.Plot, err error) error {
@@ -67,7 +74,7 @@ func Analysis(backend compute.Backend, item string, s Settings) ([]Output, error
 			}
 			for _, m := range Figure2Methods() {
 				p, err := Figure2Picture(backend, m.Name, s.Seed)
-				if err := plotOf("figure2-"+slug(m.Name), p, err); err != nil {
+				if err := plotOf("figure2-"+Slug(m.Name), p, err); err != nil {
 					return err
 				}
 			}
@@ -133,6 +140,24 @@ func Analysis(backend compute.Backend, item string, s Settings) ([]Output, error
 				return err
 			}
 			table("theorem2-monte-carlo", Theorem2Table(rows))
+		case "table9":
+			t, err := Table9()
+			if err != nil {
+				return err
+			}
+			table("table9", t)
+		case "learned-noise":
+			vi, err := trainVI(backend, s, "cora", "vi:rc", progress)
+			if err != nil {
+				return err
+			}
+			table("learned-noise", LearnedNoiseTable(vi))
+			for _, param := range []string{"mu", "sigma"} {
+				p, err := LearnedNoisePlot(vi, param)
+				if err := plotOf("learned-noise-"+param, p, err); err != nil {
+					return err
+				}
+			}
 		default:
 			return fmt.Errorf("unknown item %q (want one of %s)", item, strings.Join(AnalysisItems, ", "))
 		}
@@ -144,9 +169,9 @@ func Analysis(backend compute.Backend, item string, s Settings) ([]Output, error
 	return outs, nil
 }
 
-// slug turns a name into a file-name part: lower-case letters and digits, other runs as one "-"
+// Slug turns a name into a file-name part: lower-case letters and digits, other runs as one "-"
 // ("FastGCN (node sampling)" → "fastgcn-node-sampling").
-func slug(name string) string {
+func Slug(name string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(name) {

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -29,8 +30,13 @@ type VITrained struct {
 // TrainVI trains Table 3's STAG-VI model with posterior config ("vi:r", "vi:rc", "vi:re" or
 // "vi:rec") on dataset (cora or citeseer) with the settings' protocol (quick: 100 epochs), and
 // reads the posterior it learned. It trains every time (a few dozen seconds quick on a CPU):
-// records keep results, not weights.
+// records keep results, not weights. Its progress bar goes to os.Stdout (the notebook).
 func TrainVI(backend compute.Backend, s Settings, dataset, config string) (*VITrained, error) {
+	return trainVI(backend, s, dataset, config, os.Stdout)
+}
+
+// trainVI is TrainVI with its progress bar written to progressOut.
+func trainVI(backend compute.Backend, s Settings, dataset, config string, progressOut io.Writer) (*VITrained, error) {
 	spec := models.RunSpec{Table: "table3", Dataset: dataset, Config: config, Layers: 2, Seed: 1, Quick: s.Quick}
 	m, err := models.ModelFor(spec)
 	if err != nil {
@@ -49,7 +55,7 @@ func TrainVI(backend compute.Backend, s Settings, dataset, config string) (*VITr
 		return nil, err
 	}
 	cfg := models.ProtocolFor(spec)
-	bar := progress.New(os.Stdout, fmt.Sprintf("%s %s", dataset, config), cfg.Epochs)
+	bar := progress.New(progressOut, fmt.Sprintf("%s %s", dataset, config), cfg.Epochs)
 	cfg.Progress = func(p models.Progress) { bar.Update(p.Epoch, p.Status()) }
 	out := &VITrained{Spec: spec}
 	cfg.Inspect = func(store *model.Store) error {

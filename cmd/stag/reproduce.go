@@ -17,6 +17,7 @@ import (
 	"github.com/stagnb/stagnb/models/paper"
 	"github.com/stagnb/stagnb/stagnb"
 	"github.com/stagnb/stagnb/stagnb/figures"
+	"gonum.org/v1/plot"
 )
 
 // reproducible lists the items reproduce takes.
@@ -24,7 +25,8 @@ var reproducible = strings.Join(experiments.AnalysisItems, ", ") + ", table2, ta
 
 // runReproduce implements "stag reproduce <table> [flags]": it trains every (configuration, seed)
 // of a paper table that has no record yet and writes one JSON record per run under -out, then
-// prints the paper-vs-ours table of the selected runs (Markdown; -html FILE also writes it as HTML).
+// prints the paper-vs-ours table of the selected runs (Markdown; -html FILE also writes it as HTML,
+// -plots DIR saves the notebook's plots of the runs as SVG files).
 func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return usageError("reproduce: name a table: " + reproducible)
@@ -46,6 +48,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	depths := fs.String("layers", "", "only these comma-separated depths, e.g. 2,4")
 	seedList := fs.String("seeds", "", "only these comma-separated seeds, e.g. 1,2")
 	htmlOut := fs.String("html", "", "also write the paper-vs-ours table as HTML to this file")
+	plotDir := fs.String("plots", "", "save the plots of ours against the paper (figure5: accuracy against depth, per dataset) as SVG files in this directory")
 	dryRun := fs.Bool("dry-run", false, "train nothing: say which of the selected runs are recorded under -out and which would be trained, and print the paper-vs-ours table of the recorded ones")
 	jobs := fs.Int("jobs", 1, "runs trained at the same time (one run already keeps two cores of the pure-Go backend busy: on a 2-core CPU two jobs were no faster for quick runs and slower for full ones)")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -96,7 +99,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *dryRun {
-		return planReproduce(stdout, table, specs, *out, *htmlOut)
+		return planReproduce(stdout, table, specs, *out, *htmlOut, *plotDir)
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	backend, err := stagnb.NewBackend(logf)
@@ -111,12 +114,13 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeComparison(stdout, table, specs, *out, *htmlOut)
+	return writeComparison(stdout, table, specs, *out, *htmlOut, *plotDir)
 }
 
-// writeComparison prints the paper-vs-ours Markdown table of the specs' records under dir, and
-// writes it as HTML to htmlPath when that is set.
-func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir, htmlPath string) error {
+// writeComparison prints the paper-vs-ours Markdown table of the specs' records under dir, writes
+// it as HTML to htmlPath when that is set, and saves the notebook's plots of the records in
+// plotDir when that is set.
+func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir, htmlPath, plotDir string) error {
 	var recs []models.Record
 	for _, s := range specs {
 		rec, err := models.ReadRecord(filepath.Join(dir, s.Path()))
@@ -134,21 +138,72 @@ func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir
 	if _, err := fmt.Fprintf(stdout, "\n%s", md.String()); err != nil {
 		return err
 	}
-	if htmlPath == "" {
+	if htmlPath != "" {
+		var html strings.Builder
+		if err := paper.WriteHTML(&html, title, comparisons); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(htmlPath, []byte(html.String())); err != nil {
+			return err
+		}
+	}
+	if plotDir == "" {
 		return nil
 	}
-	var html strings.Builder
-	if err := paper.WriteHTML(&html, title, comparisons); err != nil {
+	var plots []*plot.Plot
+	if table == "figure5" {
+		for _, ds := range experiments.Figure5Datasets {
+			if !slices.ContainsFunc(recs, func(r models.Record) bool { return r.Spec.Dataset == ds }) {
+				continue
+			}
+			p, err := experiments.Figure5Plot(recs, ds)
+			if err != nil {
+				return err
+			}
+			plots = append(plots, p)
+		}
+	} else {
+		var err error
+		if plots, err = experiments.ComparisonPlots(title, recs); err != nil {
+			return err
+		}
+	}
+	for _, p := range plots {
+		if err := savePlot(stdout, plotDir, p); err != nil {
+			return fmt.Errorf("reproduce %s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+// savePlot writes p as an SVG file in dir (created if missing), atomically, named after its
+// title (experiments.Slug), and says so on stdout.
+func savePlot(stdout io.Writer, dir string, p *plot.Plot) error {
+	return savePlotAs(stdout, dir, experiments.Slug(p.Title.Text), p)
+}
+
+// savePlotAs is savePlot with the file name given (without ".svg").
+func savePlotAs(stdout io.Writer, dir, name string, p *plot.Plot) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("-plots: %w", err)
+	}
+	svg, err := figures.SVG(p)
+	if err != nil {
 		return err
 	}
-	return writeFileAtomic(htmlPath, []byte(html.String()))
+	path := filepath.Join(dir, name+".svg")
+	if err := writeFileAtomic(path, []byte(svg)); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "\nplot %s: %q saved as %s\n", name, p.Title.Text, path)
+	return err
 }
 
 // planReproduce is reproduce's -dry-run: it reads which of specs have a record under dir (a
 // corrupt one is an error naming it), lists the missing runs a configuration per line with their
 // seeds and the records made with another protocol than today's, and prints the paper-vs-ours
 // table of the recorded ones. It trains nothing.
-func planReproduce(stdout io.Writer, table string, specs []models.RunSpec, dir, htmlPath string) error {
+func planReproduce(stdout io.Writer, table string, specs []models.RunSpec, dir, htmlPath, plotDir string) error {
 	var recorded []models.RunSpec
 	var missing []string           // "dataset layers=L config", in the specs' order
 	seeds := map[string][]string{} // of each missing configuration
@@ -181,7 +236,7 @@ func planReproduce(stdout io.Writer, table string, specs []models.RunSpec, dir, 
 	if len(recorded) == 0 {
 		return nil
 	}
-	return writeComparison(stdout, table, recorded, dir, htmlPath)
+	return writeComparison(stdout, table, recorded, dir, htmlPath, plotDir)
 }
 
 // filterSpecs keeps the specs whose configuration is in configs, whose depth is in depths and
@@ -253,6 +308,7 @@ func runAnalysis(item string, args []string, stdout, stderr io.Writer) error {
 		settings = experiments.QuickSettings()
 	}
 	if *plotDir != "" {
+		// Fail before the computation, which may take long, not after it.
 		if err := os.MkdirAll(*plotDir, 0o755); err != nil {
 			return fmt.Errorf("reproduce %s: -plots: %w", item, err)
 		}
@@ -267,7 +323,7 @@ func runAnalysis(item string, args []string, stdout, stderr io.Writer) error {
 		models.CommandLine(append([]string{"stag", "reproduce", item}, args...)...), settings.Mode(), settings,
 		stagnb.BackendName(backend), stagnb.DeviceName(backend), recordRevision("reproduce", stderr))
 	start := time.Now()
-	outs, err := experiments.Analysis(backend, item, settings)
+	outs, err := experiments.Analysis(backend, item, settings, stderr)
 	if err != nil {
 		return err
 	}
@@ -283,15 +339,9 @@ func runAnalysis(item string, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "\nplot %s: %q (not saved: -plots DIR saves it as %s.svg)\n", o.Name, o.Plot.Title.Text, o.Name)
 			continue
 		}
-		svg, err := figures.SVG(o.Plot)
-		if err != nil {
-			return err
-		}
-		path := filepath.Join(*plotDir, o.Name+".svg")
-		if err := writeFileAtomic(path, []byte(svg)); err != nil {
+		if err := savePlotAs(stdout, *plotDir, o.Name, o.Plot); err != nil {
 			return fmt.Errorf("reproduce %s: %w", item, err)
 		}
-		fmt.Fprintf(stdout, "\nplot %s: %q saved as %s\n", o.Name, o.Plot.Title.Text, path)
 	}
 	if *htmlOut == "" {
 		return nil

@@ -67,7 +67,8 @@ func TestReproduceComparison(t *testing.T) {
 	}
 	html := filepath.Join(out, "table2.html")
 	var stdout, stderr bytes.Buffer
-	args := []string{"table2", "-datasets", "cora", "-configs", "deterministic", "-layers", "2", "-out", out, "-html", html}
+	plots := filepath.Join(out, "plots")
+	args := []string{"table2", "-datasets", "cora", "-configs", "deterministic", "-layers", "2", "-out", out, "-html", html, "-plots", plots}
 	if err := runReproduce(args, &stdout, &stderr); err != nil {
 		t.Fatalf("stag reproduce %v: %v\n%s", args, err, stderr.String())
 	}
@@ -81,6 +82,10 @@ func TestReproduceComparison(t *testing.T) {
 	b, err := os.ReadFile(html)
 	if err != nil || !strings.Contains(string(b), "<table") || !strings.Contains(string(b), "79.34") {
 		t.Errorf("-html file: %v\n%s", err, b)
+	}
+	svg := filepath.Join(plots, "paper-vs-ours-table2-accuracy.svg")
+	if b, err := os.ReadFile(svg); err != nil || !bytes.Contains(b, []byte("<svg")) || !strings.Contains(got, "saved as "+svg) {
+		t.Errorf("-plots: %s: %v, %d bytes; want the accuracy plot, named in the output", svg, err, len(b))
 	}
 }
 
@@ -165,7 +170,7 @@ func TestFilterSpecs(t *testing.T) {
 }
 
 // TestReproduceAnalysis runs `stag reproduce <item> -quick -plots DIR -html FILE` for every item
-// computed live (the tables and plots of notebooks 01–04): each must print its provenance line and
+// computed live (the tables and plots of notebooks 01–04 and 07): each must print its provenance line and
 // its tables as Markdown, including the paper-vs-ours table where the notebook has one, save each
 // plot as an SVG file carrying its title, and write the tables as HTML.
 func TestReproduceAnalysis(t *testing.T) {
@@ -179,6 +184,9 @@ func TestReproduceAnalysis(t *testing.T) {
 		"figure3":  {3, 1, `### §6 "STAG Increases Expressiveness": paper vs ours`},
 		"figure4":  {2, 2, "### Figure 4: paper vs ours"},
 		"theorem2": {1, 1, "### Theorem 2, one step"},
+		"table9":   {1, 0, "### Table 9 — VI hyperparameters: paper vs ours"},
+		// Trains STAG-VI(ℝ^C) on Cora: needs the data.
+		"learned-noise": {1, 2, "### STAG-VI(rc) on cora: learned q(z) = Normal(μ, σ) per layer"},
 	}
 	if len(want) != len(experiments.AnalysisItems) {
 		t.Fatalf("the test covers %d items, experiments.AnalysisItems has %d", len(want), len(experiments.AnalysisItems))
@@ -188,6 +196,9 @@ func TestReproduceAnalysis(t *testing.T) {
 			w, ok := want[item]
 			if !ok {
 				t.Fatalf("no expectation for %s", item)
+			}
+			if item == "learned-noise" {
+				needData(t)
 			}
 			dir := t.TempDir()
 			plots, html := filepath.Join(dir, "plots"), filepath.Join(dir, item+".html")
