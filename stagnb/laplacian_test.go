@@ -9,6 +9,20 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// laplacianSpectrum returns the NormalizedLaplacian of el and its Spectrum.
+func laplacianSpectrum(t *testing.T, el *stagnb.EdgeList) (*mat.SymDense, *stagnb.Spectrum) {
+	t.Helper()
+	lap, err := stagnb.NormalizedLaplacian(el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := stagnb.NewSpectrum(lap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lap, spec
+}
+
 // TestNormalizedLaplacianByHand checks Δ̃ on the path 0 – 1 – 2 with a self-loop on node 1 (ignored)
 // and an isolated node 3: D̃ = diag(2, 3, 2, 1), so the diagonal is 1 − 1/d̃ = (1/2, 2/3, 1/2, 0)
 // and the two edges give −1/√6.
@@ -45,14 +59,7 @@ func TestNormalizedLaplacianByHand(t *testing.T) {
 // V diag(λ) Vᵀ = Δ̃.
 func TestNormalizedLaplacianSpectrum(t *testing.T) {
 	g, el := rgg(t, 200, 0.125, 3)
-	lap, err := stagnb.NormalizedLaplacian(el)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := stagnb.NewSpectrum(lap)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lap, spec := laplacianSpectrum(t, el)
 	for i, v := range spec.Values {
 		if v < -1e-12 || v >= 2 || (i > 0 && v < spec.Values[i-1]) {
 			t.Fatalf("eigenvalue %d = %v: want ascending values in [0,2)", i, v)
@@ -125,14 +132,7 @@ func TestNormalizedLaplacianBadInput(t *testing.T) {
 // λ_k·‖X‖²_F, as X lies in the span of the first k eigenvectors, and that k = 0 is refused.
 func TestSmoothSignalLiesInTheLowSpectrum(t *testing.T) {
 	_, el := rgg(t, 200, 0.125, 5)
-	lap, err := stagnb.NormalizedLaplacian(el)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := stagnb.NewSpectrum(lap)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lap, spec := laplacianSpectrum(t, el)
 	const k = 20
 	x, err := spec.SmoothSignal(k, 3, 9)
 	if err != nil {

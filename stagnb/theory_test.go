@@ -186,14 +186,7 @@ func TestTable1ClosedForm(t *testing.T) {
 func TestTheorem2(t *testing.T) {
 	const samples = 200
 	_, el := rgg(t, 100, 0.2, 3)
-	lap, err := stagnb.NormalizedLaplacian(el)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := stagnb.NewSpectrum(lap)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, spec := laplacianSpectrum(t, el)
 	xm, err := spec.SmoothSignal(20, 4, 1)
 	if err != nil {
 		t.Fatal(err)
