@@ -288,7 +288,8 @@ func splitList(s string) []string {
 }
 
 // runAnalysis implements "stag reproduce <item>" for the items computed live, without records
-// (experiments.AnalysisItems: Table 1, Figure 2, Theorem 1, Figures 3 and 4, Theorem 2): it prints
+// (experiments.AnalysisItems: Table 1, Figure 2, Theorem 1, Figures 3 and 4, Theorem 2, Table 9
+// and STAG-VI's learned noise): it prints
 // a provenance line and every table of the item as Markdown, as the notebooks show them, and saves
 // the plots as SVG files with -plots (written atomically; -html writes the tables as HTML).
 func runAnalysis(item string, args []string, stdout, stderr io.Writer) error {
