@@ -261,7 +261,16 @@ func filterSpecs(specs []models.RunSpec, configs, depths, seeds string) ([]model
 		}
 	}
 	if len(out) == 0 {
-		return nil, usageError(fmt.Sprintf("reproduce: -configs %q -layers %q -seeds %q select no run", configs, depths, seeds))
+		var have [3][]string // configs, depths, seeds of the table, in its order
+		for _, s := range specs {
+			for i, v := range []string{s.Config, fmt.Sprint(s.Layers), fmt.Sprint(s.Seed)} {
+				if !slices.Contains(have[i], v) {
+					have[i] = append(have[i], v)
+				}
+			}
+		}
+		return nil, usageError(fmt.Sprintf("reproduce: -configs %q -layers %q -seeds %q select no run (this table has the configs %s; layers %s; seeds %s)",
+			configs, depths, seeds, strings.Join(have[0], ", "), strings.Join(have[1], ", "), strings.Join(have[2], ", ")))
 	}
 	return out, nil
 }

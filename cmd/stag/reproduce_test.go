@@ -24,6 +24,8 @@ func TestReproduceErrors(t *testing.T) {
 		{[]string{"reproduce", "table4", "-datasets", "cora"}, "table4 has the molecule datasets"},
 		{[]string{"reproduce", "table2", "-jobs", "0"}, "-jobs 0: want at least 1"},
 		{[]string{"reproduce", "table8", "-seeds", "9"}, `-seeds "9" select no run`},
+		{[]string{"reproduce", "table2", "-layers", "3"}, "layers 2, 4; seeds 1, 2, 3, 4, 5)"},
+		{[]string{"reproduce", "table8", "-configs", "bbb(1)"}, "this table has the configs bbb, bbb(10), bbb(100);"},
 		{[]string{"reproduce", "table3", "-datasets", "esol"}, "esol is in table2 and table4 only"},
 	} {
 		code, _, stderr := stag(t, tc.args...)
