@@ -46,19 +46,16 @@ func ParseAggregator(s string) (Aggregator, error) {
 
 // String returns the aggregator's name as ParseAggregator reads it.
 func (a Aggregator) String() string {
-	switch a {
-	case AggSum:
-		return "sum"
-	case AggMean:
-		return "mean"
-	case AggMax:
-		return "max"
-	case AggMin:
-		return "min"
-	case AggStd:
-		return "std"
+	return enumName("Aggregator", int(a), "sum", "mean", "max", "min", "std")
+}
+
+// enumName is the String of an enum value v of type typeName whose values 0, 1, … are called
+// names: names[v], or "typeName(v)" when v is out of range.
+func enumName(typeName string, v int, names ...string) string {
+	if v >= 0 && v < len(names) {
+		return names[v]
 	}
-	return fmt.Sprintf("Aggregator(%d)", int(a))
+	return fmt.Sprintf("%s(%d)", typeName, v)
 }
 
 // Norm is the degree normalisation around the aggregation, as in DGL's GraphConv.
@@ -93,12 +90,7 @@ func ParseNorm(s string) (Norm, error) {
 }
 
 // String returns the mode's name as ParseNorm reads it.
-func (n Norm) String() string {
-	if names := [...]string{"both", "right", "left", "none"}; n >= 0 && int(n) < len(names) {
-		return names[n]
-	}
-	return fmt.Sprintf("Norm(%d)", int(n))
-}
+func (n Norm) String() string { return enumName("Norm", int(n), "both", "right", "left", "none") }
 
 // Aggregate reduces the messages `[num_edges, C]` at their destination nodes with agg and
 // returns `[num_nodes, C]`. It uses Gather/Scatter on the edge list, never an N×N matrix.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/gomlx/gomlx/support/exceptions"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -15,8 +16,9 @@ import (
 // tr(Xᵀ Δ̃ X) is DirichletEnergy.
 //
 // A is el's adjacency without its self-loops, which are ignored (Ã adds them); a repeated edge
-// counts as many times as it is listed. el must be symmetric: each edge is listed in both
-// directions (UndirectedEdgeList does so), else the error names an edge without its reverse.
+// counts as many times as it is listed. el must be symmetric: each edge is listed as many times
+// in one direction as in the other (UndirectedEdgeList does so), else the error names the first
+// edge that is not.
 func NormalizedLaplacian(el *EdgeList) (*mat.SymDense, error) {
 	if err := el.Validate(); err != nil {
 		return nil, fmt.Errorf("stagnb.NormalizedLaplacian: %w", err)
@@ -32,7 +34,7 @@ func NormalizedLaplacian(el *EdgeList) (*mat.SymDense, error) {
 	}
 	for e := range el.Src {
 		if u, v := el.Src[e], el.Dst[e]; u != v && count[pair{u, v}] != count[pair{v, u}] {
-			return nil, fmt.Errorf("stagnb.NormalizedLaplacian: edge %d (%d→%d) is listed %d times and %d→%d %d times: the edge list must be symmetric",
+			return nil, fmt.Errorf("stagnb.NormalizedLaplacian: edge %d: %d→%d is listed ×%d but %d→%d ×%d: the edge list must be symmetric",
 				e, u, v, count[pair{u, v}], v, u, count[pair{v, u}])
 		}
 	}
@@ -52,8 +54,12 @@ func NormalizedLaplacian(el *EdgeList) (*mat.SymDense, error) {
 }
 
 // NumComponents returns the number of connected components of the graph, ignoring the
-// direction of the edges (an isolated node is a component).
+// direction of the edges (an isolated node is a component). It panics with Validate's error if el
+// is not a valid edge list.
 func (el *EdgeList) NumComponents() int {
+	if err := el.Validate(); err != nil {
+		exceptions.Panicf("stagnb.EdgeList.NumComponents: %v", err)
+	}
 	parent := make([]int32, el.NumNodes)
 	for i := range parent {
 		parent[i] = int32(i)

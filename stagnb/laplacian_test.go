@@ -1,6 +1,7 @@
 package stagnb_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -117,8 +118,8 @@ func TestNormalizedLaplacianBadInput(t *testing.T) {
 		el   *stagnb.EdgeList
 		want string
 	}{
-		{"one-way edge", &stagnb.EdgeList{NumNodes: 3, Src: []int32{0, 1, 1}, Dst: []int32{1, 0, 2}}, "edge 2 (1→2)"},
-		{"edge listed twice one way", &stagnb.EdgeList{NumNodes: 2, Src: []int32{0, 0, 1}, Dst: []int32{1, 1, 0}}, "listed 2 times"},
+		{"one-way edge", &stagnb.EdgeList{NumNodes: 3, Src: []int32{0, 1, 1}, Dst: []int32{1, 0, 2}}, "edge 2: 1→2 is listed ×1 but 2→1 ×0"},
+		{"edge listed twice one way", &stagnb.EdgeList{NumNodes: 2, Src: []int32{0, 0, 1}, Dst: []int32{1, 1, 0}}, "edge 0: 0→1 is listed ×2 but 1→0 ×1"},
 		{"node out of range", &stagnb.EdgeList{NumNodes: 2, Src: []int32{0}, Dst: []int32{2}}, "outside the 2 nodes"},
 	} {
 		_, err := stagnb.NormalizedLaplacian(tc.el)
@@ -146,7 +147,42 @@ func TestSmoothSignalLiesInTheLowSpectrum(t *testing.T) {
 	if bound := spec.Values[k-1] * fro2; energy > bound*(1+1e-9) || energy < 0 || energy < 1e-6*fro2 {
 		t.Errorf("Dirichlet energy %g, want within (0, λ_k·|X|²_F = %g]", energy, bound)
 	}
-	if _, err := spec.SmoothSignal(0, 1, 0); err == nil {
-		t.Error("SmoothSignal(k=0) gave no error")
+	for _, bad := range [][2]int{{0, 1}, {-1, 1}, {201, 1}, {k, 0}} {
+		if _, err := spec.SmoothSignal(bad[0], bad[1], 0); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("k=%d channels=%d", bad[0], bad[1])) {
+			t.Errorf("SmoothSignal(k=%d, channels=%d): error %v, want one naming both", bad[0], bad[1], err)
+		}
 	}
+}
+
+// TestNumComponents counts components on small graphs, with one-way edges (direction is ignored),
+// self-loops and isolated nodes, and checks that an invalid edge list panics with its error.
+func TestNumComponents(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		n        int
+		src, dst []int32
+		want     int
+	}{
+		{"one node", 1, nil, nil, 1},
+		{"isolated nodes", 3, nil, nil, 3},
+		{"self-loop only", 2, []int32{1}, []int32{1}, 2},
+		{"one-way chain 0→1→2", 3, []int32{0, 1}, []int32{1, 2}, 1},
+		{"one-way edges into node 1, node 3 apart", 4, []int32{0, 2}, []int32{1, 1}, 2},
+		{"edges pointing down 2→1, 1→0", 3, []int32{2, 1}, []int32{1, 0}, 1},
+		{"two triangles", 6, []int32{0, 1, 2, 3, 4, 5}, []int32{1, 2, 0, 4, 5, 3}, 2},
+	} {
+		el, err := stagnb.NewEdgeList(tc.n, tc.src, tc.dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := el.NumComponents(); got != tc.want {
+			t.Errorf("%s: %d components, want %d", tc.name, got, tc.want)
+		}
+	}
+	defer func() {
+		if msg := fmt.Sprint(recover()); !strings.Contains(msg, "NumComponents") || !strings.Contains(msg, "outside the 2 nodes") {
+			t.Errorf("invalid edge list: panic %q, want one naming NumComponents and the bad edge", msg)
+		}
+	}()
+	(&stagnb.EdgeList{NumNodes: 2, Src: []int32{0}, Dst: []int32{5}}).NumComponents()
 }

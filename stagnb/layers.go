@@ -98,10 +98,7 @@ func ParsePlacement(s string) (Placement, error) {
 
 // String returns the placement's name as ParsePlacement reads it.
 func (p Placement) String() string {
-	if names := [...]string{"aggregate_first", "transform_first", "dgl"}; p >= 0 && int(p) < len(names) {
-		return names[p]
-	}
-	return fmt.Sprintf("Placement(%d)", int(p))
+	return enumName("Placement", int(p), "aggregate_first", "transform_first", "dgl")
 }
 
 // transformFirst resolves the placement for a layer of width in → out.

@@ -42,12 +42,7 @@ func ParseMCReduce(s string) (MCReduce, error) {
 }
 
 // String returns the reduction's name as ParseMCReduce reads it.
-func (r MCReduce) String() string {
-	if names := [...]string{"mean", "probs", "vote"}; r >= 0 && int(r) < len(names) {
-		return names[r]
-	}
-	return fmt.Sprintf("MCReduce(%d)", int(r))
-}
+func (r MCReduce) String() string { return enumName("MCReduce", int(r), "mean", "probs", "vote") }
 
 // Apply maps one sample's outputs y (scores on the last axis) to what MonteCarlo averages: y
 // itself (MCMean), its softmax (MCProbs) or the one-hot of its argmax (MCVote).
