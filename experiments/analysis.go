@@ -35,7 +35,7 @@ var AnalysisItems = []string{"table1", "figure2", "theorem1", "figure3", "figure
 //   - figure3 (notebook 03): the collision table, then trains the multiset classifier and
 //     gives its accuracy curves, table and paper-vs-ours table;
 //   - figure4 (notebook 04): the setup table, the energy and normalised-energy plots, paper vs
-//     ours (which also computes the curves of theorem2);
+//     ours (which compares the curves of theorem2 too; each set of curves is computed once);
 //   - theorem2 (notebook 04): the energy plot of the noises with E z = 1 and its Monte-Carlo table;
 //   - table9 (notebook 07): the STAG-VI hyperparameters, the paper's beside the models';
 //   - learned-noise (notebook 07): trains STAG-VI(ℝ^C) on Cora (TrainVI) and gives the table and
@@ -109,7 +109,7 @@ func Analysis(backend compute.Backend, item string, s Settings, progress io.Writ
 			if err := plotOf("figure3-accuracy", p, err); err != nil {
 				return err
 			}
-			table("figure3-accuracy", Figure3Table(res))
+			table("figure3-accuracy-table", Figure3Table(res))
 			table("figure3-paper-vs-ours", ExpressivenessPaperVsOurs(res))
 		case "figure4":
 			setup, err := Figure4Setting(s)
@@ -117,19 +117,23 @@ func Analysis(backend compute.Backend, item string, s Settings, progress io.Writ
 				return err
 			}
 			table("figure4-setup", Figure4SetupTable(setup))
-			p, err := Figure4Plot(backend, s)
-			if err := plotOf("figure4-energy", p, err); err != nil {
-				return err
-			}
-			p, err = Figure4QuotientPlot(backend, s)
-			if err := plotOf("figure4-normalised", p, err); err != nil {
-				return err
-			}
-			t, err := Figure4Table(backend, s)
+			fig4, err := Figure4Curves(backend, s)
 			if err != nil {
 				return err
 			}
-			table("figure4-paper-vs-ours", t)
+			thm2, err := Theorem2Curves(backend, s)
+			if err != nil {
+				return err
+			}
+			p, err := figure4Plot(fig4)
+			if err := plotOf("figure4-energy", p, err); err != nil {
+				return err
+			}
+			p, err = figure4QuotientPlot(fig4)
+			if err := plotOf("figure4-normalised", p, err); err != nil {
+				return err
+			}
+			table("figure4-paper-vs-ours", figure4Table(fig4, thm2, s))
 		case "theorem2":
 			p, err := Theorem2Plot(backend, s)
 			if err := plotOf("theorem2-energy", p, err); err != nil {

@@ -537,6 +537,11 @@ func Figure4Plot(backend compute.Backend, settings Settings) (*plot.Plot, error)
 	if err != nil {
 		return nil, err
 	}
+	return figure4Plot(curves)
+}
+
+// figure4Plot is Figure4Plot of curves already computed.
+func figure4Plot(curves []EnergyCurve) (*plot.Plot, error) {
 	return EnergyPlot("Figure 4: E z = 0.5, Var z = 0.25", curves, false)
 }
 
@@ -547,6 +552,11 @@ func Figure4QuotientPlot(backend compute.Backend, settings Settings) (*plot.Plot
 	if err != nil {
 		return nil, err
 	}
+	return figure4QuotientPlot(curves)
+}
+
+// figure4QuotientPlot is Figure4QuotientPlot of curves already computed.
+func figure4QuotientPlot(curves []EnergyCurve) (*plot.Plot, error) {
 	return EnergyPlot("Figure 4, normalised", curves, true)
 }
 
@@ -777,11 +787,16 @@ func Figure4Table(backend compute.Backend, settings Settings) (figures.Table, er
 	if err != nil {
 		return figures.Table{}, err
 	}
+	return figure4Table(fig4, thm2, settings), nil
+}
+
+// figure4Table is Figure4Table of curves already computed.
+func figure4Table(fig4, thm2 []EnergyCurve, settings Settings) figures.Table {
 	t := Figure4PaperVsOurs(fig4, thm2)
 	if settings.Quick {
 		t.Footnotes = append(t.Footnotes, "Mode: "+QuickNote+"; for this notebook the curves are the same as in full mode, only the Theorem 2 table draws fewer Monte-Carlo samples.")
 	}
-	return t, nil
+	return t
 }
 
 // EnergySliders are the controls of ExploreEnergy: the mean and the standard deviation of a

@@ -8,7 +8,7 @@
 //	stag featurize [FILE|-]                                  RDKit-compatible atom features of SMILES, one JSON object per line
 //	stag bench [flags]                                       training-step speed of STAG and baselines, one JSON line per method
 //	stag reproduce <table> [flags]                           train a paper table's grid, one JSON record per run (resumable)
-//	stag reproduce <item> [-quick] [-plots DIR]              compute Table 1, Figure 2, Theorem 1, Figure 3, Figure 4, Theorem 2, Table 9 or STAG-VI's learned noise live: Markdown tables, SVG plots
+//	stag reproduce <item> [-quick] [-plots DIR] [-html FILE] compute Table 1, Figure 2, Theorem 1, Figure 3, Figure 4, Theorem 2, Table 9 or STAG-VI's learned noise live: Markdown tables, SVG plots
 //
 // Datasets are found through the resolver of package datasets: $STAGNB_DATA, then the user
 // cache, then a download. Errors go to stderr and give a non-zero exit code.
@@ -19,11 +19,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/stagnb/stagnb/experiments"
 	"github.com/stagnb/stagnb/models"
 )
 
-const usage = `usage: stag <command> [arguments]
+var usage = `usage: stag <command> [arguments]
 
 commands:
   data stats <cora|citeseer|rgg|multisets>   print a dataset's statistics as one JSON object
@@ -31,7 +33,7 @@ commands:
   featurize [FILE|-]                         featurize SMILES (one per line) as JSON lines
   bench                                      time training steps and Monte-Carlo inference (JSON lines)
   reproduce <table2|3|4|5|6|7|8|figure5> [-quick] [-datasets …] [-plots DIR]  train a paper table's grid and record the results (resumable)
-  reproduce <table1|figure2|theorem1|figure3|figure4|theorem2|table9|learned-noise> [-quick] [-plots DIR]  compute a notebook's tables and plots live
+  reproduce <` + strings.Join(experiments.AnalysisItems, "|") + `> [-quick] [-plots DIR] [-html FILE]  compute a notebook's tables and plots live
 
 Run "stag <command> -h" for a command's flags.
 `

@@ -261,7 +261,7 @@ func filterSpecs(specs []models.RunSpec, configs, depths, seeds string) ([]model
 		}
 	}
 	if len(out) == 0 {
-		var have [3][]string // configs, depths, seeds of the table, in its order
+		var have [3][]string // configs, depths, seeds of specs, in their order
 		for _, s := range specs {
 			for i, v := range []string{s.Config, fmt.Sprint(s.Layers), fmt.Sprint(s.Seed)} {
 				if !slices.Contains(have[i], v) {
@@ -269,7 +269,7 @@ func filterSpecs(specs []models.RunSpec, configs, depths, seeds string) ([]model
 				}
 			}
 		}
-		return nil, usageError(fmt.Sprintf("reproduce: -configs %q -layers %q -seeds %q select no run (this table has the configs %s; layers %s; seeds %s)",
+		return nil, usageError(fmt.Sprintf("reproduce: -configs %q -layers %q -seeds %q select no run (the selected datasets have the configs %s; layers %s; seeds %s)",
 			configs, depths, seeds, strings.Join(have[0], ", "), strings.Join(have[1], ", "), strings.Join(have[2], ", ")))
 	}
 	return out, nil
@@ -317,10 +317,15 @@ func runAnalysis(item string, args []string, stdout, stderr io.Writer) error {
 	if *quick {
 		settings = experiments.QuickSettings()
 	}
+	// Fail before the computation, which may take long, not after it.
 	if *plotDir != "" {
-		// Fail before the computation, which may take long, not after it.
 		if err := os.MkdirAll(*plotDir, 0o755); err != nil {
 			return fmt.Errorf("reproduce %s: -plots: %w", item, err)
+		}
+	}
+	if *htmlOut != "" {
+		if st, err := os.Stat(filepath.Dir(*htmlOut)); err != nil || !st.IsDir() {
+			return fmt.Errorf("reproduce %s: -html %s: its folder %s is not a directory (%v)", item, *htmlOut, filepath.Dir(*htmlOut), err)
 		}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }

@@ -25,7 +25,7 @@ func TestReproduceErrors(t *testing.T) {
 		{[]string{"reproduce", "table2", "-jobs", "0"}, "-jobs 0: want at least 1"},
 		{[]string{"reproduce", "table8", "-seeds", "9"}, `-seeds "9" select no run`},
 		{[]string{"reproduce", "table2", "-layers", "3"}, "layers 2, 4; seeds 1, 2, 3, 4, 5)"},
-		{[]string{"reproduce", "table8", "-configs", "bbb(1)"}, "this table has the configs bbb, bbb(10), bbb(100);"},
+		{[]string{"reproduce", "table8", "-configs", "bbb(1)"}, "the selected datasets have the configs bbb, bbb(10), bbb(100);"},
 		{[]string{"reproduce", "table3", "-datasets", "esol"}, "esol is in table2 and table4 only"},
 	} {
 		code, _, stderr := stag(t, tc.args...)
@@ -234,5 +234,10 @@ func TestReproduceAnalysis(t *testing.T) {
 	}
 	if code, _, stderr := stag(t, "reproduce", "figure4", "-datasets", "cora"); code != 2 || !strings.Contains(stderr, "-datasets") {
 		t.Errorf("reproduce figure4 -datasets cora: exit %d, stderr %q; want 2 naming the flag", code, stderr)
+	}
+	// A bad -html is refused before anything is computed.
+	bad := filepath.Join(t.TempDir(), "missing", "t.html")
+	if code, stdout, stderr := stag(t, "reproduce", "figure3", "-html", bad); code != 1 || !strings.Contains(stderr, "-html "+bad) || stdout != "" {
+		t.Errorf("reproduce figure3 -html %s: exit %d, stdout %q, stderr %q; want 1 naming the file, before any output", bad, code, stdout, stderr)
 	}
 }
