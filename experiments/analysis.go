@@ -35,7 +35,7 @@ var AnalysisItems = []string{"table1", "figure2", "theorem1", "figure3", "figure
 //   - figure3 (notebook 03): the collision table, then trains the multiset classifier and
 //     gives its accuracy curves, table and paper-vs-ours table;
 //   - figure4 (notebook 04): the setup table, the energy and normalised-energy plots, paper vs
-//     ours (which compares the curves of theorem2 too; each set of curves is computed once);
+//     ours (which compares the curves of theorem2 too; the setup and each set of curves are made once);
 //   - theorem2 (notebook 04): the energy plot of the noises with E z = 1 and its Monte-Carlo table;
 //   - table9 (notebook 07): the STAG-VI hyperparameters, the paper's beside the models';
 //   - learned-noise (notebook 07): trains STAG-VI(ℝ^C) on Cora (TrainVI) and gives the table and
@@ -117,11 +117,11 @@ func Analysis(backend compute.Backend, item string, s Settings, progress io.Writ
 				return err
 			}
 			table("figure4-setup", Figure4SetupTable(setup))
-			fig4, err := Figure4Curves(backend, s)
+			fig4, err := figure4Curves(backend, setup)
 			if err != nil {
 				return err
 			}
-			thm2, err := Theorem2Curves(backend, s)
+			thm2, err := theorem2Curves(backend, setup)
 			if err != nil {
 				return err
 			}

@@ -456,24 +456,32 @@ func EnergyCurves(backend compute.Backend, s *Figure4Setup, noises []Figure4Nois
 // Figure4Curves computes the curves of Figure 4 for the notebook settings: the deterministic
 // propagation and the three noises with mean 0.5 and variance 0.25 (Figure4Noises).
 func Figure4Curves(backend compute.Backend, settings Settings) ([]EnergyCurve, error) {
-	cfg := Figure4Settings(settings)
-	s, err := NewFigure4Setup(cfg)
+	s, err := Figure4Setting(settings)
 	if err != nil {
 		return nil, err
 	}
-	return EnergyCurves(backend, s, Figure4Noises(), cfg.Depth, cfg.Runs, cfg.Seed)
+	return figure4Curves(backend, s)
+}
+
+// figure4Curves is Figure4Curves on a setup already made.
+func figure4Curves(backend compute.Backend, s *Figure4Setup) ([]EnergyCurve, error) {
+	return EnergyCurves(backend, s, Figure4Noises(), s.Config.Depth, s.Config.Runs, s.Config.Seed)
 }
 
 // Theorem2Curves computes the same curves for the deterministic propagation and the noises with
 // E z = 1 that satisfy Theorem 2's condition (Theorem2Noises).
 func Theorem2Curves(backend compute.Backend, settings Settings) ([]EnergyCurve, error) {
-	cfg := Figure4Settings(settings)
-	s, err := NewFigure4Setup(cfg)
+	s, err := Figure4Setting(settings)
 	if err != nil {
 		return nil, err
 	}
+	return theorem2Curves(backend, s)
+}
+
+// theorem2Curves is Theorem2Curves on a setup already made.
+func theorem2Curves(backend compute.Backend, s *Figure4Setup) ([]EnergyCurve, error) {
 	noises := append(Figure4Noises()[:1:1], Theorem2Noises()...)
-	return EnergyCurves(backend, s, noises, cfg.Depth, cfg.Runs, cfg.Seed)
+	return EnergyCurves(backend, s, noises, s.Config.Depth, s.Config.Runs, s.Config.Seed)
 }
 
 // Figure4Setting returns the setup of the notebook settings (NewFigure4Setup of Figure4Settings).

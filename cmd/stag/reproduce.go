@@ -168,25 +168,20 @@ func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir
 			return err
 		}
 	}
+	if err := os.MkdirAll(plotDir, 0o755); err != nil {
+		return fmt.Errorf("reproduce %s: -plots: %w", table, err)
+	}
 	for _, p := range plots {
-		if err := savePlot(stdout, plotDir, p); err != nil {
+		if err := savePlot(stdout, plotDir, experiments.Slug(p.Title.Text), p); err != nil {
 			return fmt.Errorf("reproduce %s: %w", table, err)
 		}
 	}
 	return nil
 }
 
-// savePlot writes p as an SVG file in dir (created if missing), atomically, named after its
-// title (experiments.Slug), and says so on stdout.
-func savePlot(stdout io.Writer, dir string, p *plot.Plot) error {
-	return savePlotAs(stdout, dir, experiments.Slug(p.Title.Text), p)
-}
-
-// savePlotAs is savePlot with the file name given (without ".svg").
-func savePlotAs(stdout io.Writer, dir, name string, p *plot.Plot) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("-plots: %w", err)
-	}
+// savePlot writes p as the SVG file <name>.svg in the existing directory dir, atomically, and
+// says so on stdout.
+func savePlot(stdout io.Writer, dir, name string, p *plot.Plot) error {
 	svg, err := figures.SVG(p)
 	if err != nil {
 		return err
@@ -354,7 +349,7 @@ func runAnalysis(item string, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "\nplot %s: %q (not saved: -plots DIR saves it as %s.svg)\n", o.Name, o.Plot.Title.Text, o.Name)
 			continue
 		}
-		if err := savePlotAs(stdout, *plotDir, o.Name, o.Plot); err != nil {
+		if err := savePlot(stdout, *plotDir, o.Name, o.Plot); err != nil {
 			return fmt.Errorf("reproduce %s: %w", item, err)
 		}
 	}
