@@ -17,8 +17,9 @@ import (
 func runBackend(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("backend", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		return usageError(err.Error())
+	fs.Usage = usageFunc(fs, "stag backend\n\nPrints the backend and device in use (GOMLX_BACKEND, else XLA CUDA where a GPU and its plugin are found, else pure Go) as JSON, after a small check computation.")
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	choice := stagnb.ChooseBackend()
 	b, err := stagnb.NewBackend(func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) })

@@ -28,6 +28,7 @@ import (
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = usageFunc(fs, "stag bench [flags]\n\nTimes training steps and 32-sample Monte-Carlo inference of each method, each in a process of its own, one JSON line per method.")
 	dataset := fs.String("dataset", "cora", "cora or citeseer")
 	methods := fs.String("methods", "core", "comma-separated method names (of: "+methodNames()+") or suites: core (the STAG layers' speed targets), lightweight (Table 3's models), all")
 	layers := fs.Int("layers", 2, "number of GCN layers")
@@ -45,8 +46,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	peerThreads := fs.Int("peer-threads", 0, "the peer's torch CPU threads (0: torch's default)")
 	markdown := fs.String("markdown", "", "also write a Markdown table of the results (ours beside the peer's) to this file")
 	repeat := fs.Int("repeat", 1, "time each method (and the peer) in this many processes, taking turns, and report the median of their medians: on a busy or noisy machine one process is weak evidence")
-	if err := fs.Parse(args); err != nil {
-		return usageError(err.Error())
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError(fmt.Sprintf("bench: unexpected arguments %q", fs.Args()))

@@ -10,22 +10,29 @@ import (
 
 // runData implements "stag data stats <name>".
 func runData(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "stats" {
-		return usageError("data: want \"data stats <cora|citeseer|rgg|multisets>\"")
-	}
 	fs := flag.NewFlagSet("data stats", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = usageFunc(fs, "stag data stats <cora|citeseer|rgg|multisets> [flags]")
 	n := fs.Int("n", 200, "rgg: number of nodes")
 	radius := fs.Float64("radius", 0.125, "rgg: connection radius in the unit square")
 	seed := fs.Uint64("seed", 0, "rgg: random seed")
 	maxMult := fs.Int("max-multiplicity", datasets.ToyMaxMultiplicity, "multisets: largest multiplicity of an element")
+	switch {
+	case len(args) > 0 && isHelp(args[0]):
+		return parseFlags(fs, args[:1])
+	case len(args) == 0 || args[0] != "stats":
+		return usageError("data: want \"data stats <cora|citeseer|rgg|multisets>\"")
+	}
 	rest := args[1:]
-	if len(rest) == 0 {
+	if len(rest) == 0 || isHelp(rest[0]) {
+		if err := parseFlags(fs, rest); err != nil {
+			return err
+		}
 		return usageError("data stats: name a dataset: cora, citeseer, rgg or multisets")
 	}
 	name := rest[0]
-	if err := fs.Parse(rest[1:]); err != nil {
-		return usageError(err.Error())
+	if err := parseFlags(fs, rest[1:]); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError(fmt.Sprintf("data stats: unexpected arguments %q", fs.Args()))

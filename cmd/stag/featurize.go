@@ -47,8 +47,8 @@ bonds as [begin,end] in RDKit's order, as RDKit 2022.09 computes them. A SMILES 
 cannot be read gives {"smiles","line","error"}, and the exit code is 1 at the end.
 `)
 	}
-	if err := fs.Parse(args); err != nil {
-		return usageError(err.Error())
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 1 {
 		return usageError(fmt.Sprintf("featurize: want at most one input file, got %q", fs.Args()))

@@ -135,7 +135,7 @@ func TestFeaturizeFile(t *testing.T) {
 		}
 	}
 	code, _, errOut = stag(t, "featurize", "-h")
-	if code != 2 || !strings.Contains(errOut, "usage: stag featurize [FILE|-]") {
+	if code != 0 || !strings.Contains(errOut, "usage: stag featurize [FILE|-]") {
 		t.Errorf("-h: exit code %d, stderr %q", code, errOut)
 	}
 	if code, out, _ := stag(t, "help"); code != 0 || !strings.Contains(out, "featurize [FILE|-]") {

@@ -16,6 +16,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -32,10 +34,10 @@ commands:
   backend                                    print the backend and device in use as JSON
   featurize [FILE|-]                         featurize SMILES (one per line) as JSON lines
   bench                                      time training steps and Monte-Carlo inference (JSON lines)
-  reproduce <table2|3|4|5|6|7|8|figure5> [-quick] [-datasets …] [-plots DIR]  train a paper table's grid and record the results (resumable)
+  reproduce <table2|3|4|5|6|7|8|figure5> [flags]  train a paper table's grid and record the results (resumable)
   reproduce <` + strings.Join(experiments.AnalysisItems, "|") + `> [-quick] [-plots DIR] [-html FILE]  compute a notebook's tables and plots live
 
-Run "stag <command> -h" for a command's flags.
+Run "stag <command> -h" (for reproduce, "stag reproduce <item> -h") for a command's flags.
 `
 
 func main() {
@@ -66,6 +68,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		err = usageError(fmt.Sprintf("unknown command %q", args[0]))
 	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0 // -h: the command's usage is printed
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "stag: %v\n", err)
 		if _, ok := err.(usageError); ok {
@@ -81,6 +86,38 @@ func run(args []string, stdout, stderr io.Writer) int {
 type usageError string
 
 func (e usageError) Error() string { return string(e) }
+
+// parseFlags parses args into fs. A help flag (-h, -help) returns flag.ErrHelp, after fs has printed
+// its usage, which run answers with exit code 0; any other mistake is a usageError.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return usageError(err.Error())
+}
+
+// isHelp reports whether arg asks for help, as the flag package reads it.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--h", "--help":
+		return true
+	}
+	return false
+}
+
+// usageFunc returns a flag.FlagSet Usage that prints line, then fs's flags.
+func usageFunc(fs *flag.FlagSet, line string) func() {
+	return func() {
+		fmt.Fprintf(fs.Output(), "usage: %s\n", line)
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprint(fs.Output(), "\nflags:\n")
+			fs.PrintDefaults()
+		}
+	}
+}
 
 // writeJSON writes v as one line of JSON.
 func writeJSON(w io.Writer, v any) error {

@@ -176,6 +176,38 @@ func TestDataStatsErrors(t *testing.T) {
 	}
 }
 
+// TestHelp checks that every command answers -h with its usage (and its flags) on stderr and
+// exit code 0, runs nothing, and that a help flag before a command's required argument works too.
+func TestHelp(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string // in stderr
+	}{
+		{[]string{"data", "-h"}, []string{"usage: stag data stats <cora|citeseer|rgg|multisets>", "-radius"}},
+		{[]string{"data", "stats", "-h"}, []string{"usage: stag data stats", "-max-multiplicity"}},
+		{[]string{"data", "stats", "rgg", "-help"}, []string{"usage: stag data stats", "-seed"}},
+		{[]string{"backend", "-h"}, []string{"usage: stag backend"}},
+		{[]string{"bench", "-h"}, []string{"usage: stag bench [flags]", "-peer", "-repeat"}},
+		{[]string{"featurize", "-h"}, []string{"usage: stag featurize [FILE|-]"}},
+		{[]string{"reproduce", "-h"}, []string{"usage: stag reproduce <item>", "table2", "figure4", `"stag reproduce <item> -h"`}},
+		{[]string{"reproduce", "table2", "-h"}, []string{"usage: stag reproduce table2 [flags]", "-configs", "-seeds", "-dry-run", "-html"}},
+		{[]string{"reproduce", "figure4", "--help"}, []string{"usage: stag reproduce figure4 [flags]", "-quick", "-plots", "-html"}},
+	} {
+		code, out, errOut := stag(t, c.args...)
+		if code != 0 || out != "" {
+			t.Errorf("%q: exit code %d (want 0), stdout %q (want none)", c.args, code, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%q: stderr does not mention %q:\n%s", c.args, w, errOut)
+			}
+		}
+		if strings.Contains(errOut, "stag:") {
+			t.Errorf("%q: help reported as an error:\n%s", c.args, errOut)
+		}
+	}
+}
+
 // TestBinary builds the real command and runs it, as a user would.
 func TestBinary(t *testing.T) {
 	if testing.Short() {

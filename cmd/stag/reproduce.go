@@ -28,6 +28,10 @@ var reproducible = strings.Join(experiments.AnalysisItems, ", ") + ", table2, ta
 // prints the paper-vs-ours table of the selected runs (Markdown; -html FILE also writes it as HTML,
 // -plots DIR saves the notebook's plots of the runs as SVG files).
 func runReproduce(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprintf(stderr, "usage: stag reproduce <item> [flags]\n\nitems: %s\n\nRun \"stag reproduce <item> -h\" for an item's flags.\n", reproducible)
+		return flag.ErrHelp
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return usageError("reproduce: name a table: " + reproducible)
 	}
@@ -37,6 +41,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = usageFunc(fs, "stag reproduce "+table+" [flags]\n\nTrains the table's runs that have no record under -out, one JSON record per run, and prints the paper-vs-ours table.")
 	quick := fs.Bool("quick", false, "few epochs, one seed, 8 Monte-Carlo samples: minutes on a CPU, not comparable to the paper")
 	defaultDatasets := "cora,citeseer"
 	if table == "table4" {
@@ -51,8 +56,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	plotDir := fs.String("plots", "", "save the plots of ours against the paper (figure5: accuracy against depth, per dataset) as SVG files in this directory")
 	dryRun := fs.Bool("dry-run", false, "train nothing: say which of the selected runs are recorded under -out and which would be trained, and print the paper-vs-ours table of the recorded ones")
 	jobs := fs.Int("jobs", 1, "runs trained at the same time (one run already keeps two cores of the pure-Go backend busy: on a 2-core CPU two jobs were no faster for quick runs and slower for full ones)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return usageError(err.Error())
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError(fmt.Sprintf("reproduce: unexpected arguments %q", fs.Args()))
@@ -299,11 +304,12 @@ func splitList(s string) []string {
 func runAnalysis(item string, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("reproduce "+item, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = usageFunc(fs, "stag reproduce "+item+" [flags]\n\nComputes the item live and prints its tables as Markdown, after a line with the settings, backend and commit.")
 	quick := fs.Bool("quick", false, "the notebooks' quick settings (fewer Monte-Carlo samples and training steps): seconds to a minute or two on a CPU, not comparable to the paper")
 	plotDir := fs.String("plots", "", "save the plots as SVG files in this directory (created if missing)")
 	htmlOut := fs.String("html", "", "also write the tables as HTML to this file")
-	if err := fs.Parse(args); err != nil {
-		return usageError(err.Error())
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError(fmt.Sprintf("reproduce %s: unexpected arguments %q", item, fs.Args()))
