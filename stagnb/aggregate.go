@@ -105,21 +105,21 @@ func Aggregate(messages *Node, edges *Edges, agg Aggregator) *Node {
 	count := func() *Node { return BroadcastToDims(ConvertDType(edges.InDegree, dtype), edges.NumNodes, c) }
 	switch agg {
 	case AggSum:
-		return ScatterSum(Zeros(g, out), edges.Dst, messages, false, false)
+		return scatterSum(Zeros(g, out), edges.Dst, messages)
 	case AggMean:
-		return Div(ScatterSum(Zeros(g, out), edges.Dst, messages, false, false), MaxScalar(count(), 1))
+		return Div(scatterSum(Zeros(g, out), edges.Dst, messages), MaxScalar(count(), 1))
 	case AggMax, AggMin:
 		var r *Node
 		if agg == AggMax {
-			r = ScatterMax(BroadcastToDims(Infinity(g, dtype, -1), out.Dimensions...), edges.Dst, messages, false, false)
+			r = scatterMax(BroadcastToDims(Infinity(g, dtype, -1), out.Dimensions...), edges.Dst, messages)
 		} else {
-			r = ScatterMin(BroadcastToDims(Infinity(g, dtype, 1), out.Dimensions...), edges.Dst, messages, false, false)
+			r = scatterMin(BroadcastToDims(Infinity(g, dtype, 1), out.Dimensions...), edges.Dst, messages)
 		}
 		return Where(GreaterThan(count(), ZerosLike(r)), r, ZerosLike(r))
 	case AggStd:
 		n := MaxScalar(count(), 1)
-		mean := Div(ScatterSum(Zeros(g, out), edges.Dst, messages, false, false), n)
-		meanSq := Div(ScatterSum(Zeros(g, out), edges.Dst, Square(messages), false, false), n)
+		mean := Div(scatterSum(Zeros(g, out), edges.Dst, messages), n)
+		meanSq := Div(scatterSum(Zeros(g, out), edges.Dst, Square(messages)), n)
 		return Sqrt(MaxScalar(Sub(meanSq, Square(mean)), 0))
 	}
 	exceptions.Panicf("stagnb.Aggregate: unknown aggregator %d (want AggSum, AggMean, AggMax, AggMin or AggStd)", agg)
@@ -187,11 +187,11 @@ func sumMessages(x *Node, edges *Edges, z *Node) *Node {
 		return Mul(m, StopGradient(z))
 	}
 	out := shapes.Make(x.DType(), edges.NumNodes, x.Shape().Dimensions[1])
-	sum := ScatterSum(Zeros(g, out), edges.Dst, weigh(gatherRows(x, edges.Src)), false, false)
+	sum := scatterSum(Zeros(g, out), edges.Dst, weigh(gatherRows(x, edges.Src)))
 	// q is an identity on x whose custom gradient maps v = ∂L/∂sum (same shape as x) to ∂L/∂x;
 	// q − StopGradient(q) adds zero to the output.
 	q := IdentityWithCustomGradient(x, func(_, v *Node) *Node {
-		return ScatterSum(Zeros(g, out), edges.Src, weigh(gatherRows(v, edges.Dst)), false, false)
+		return scatterSum(Zeros(g, out), edges.Src, weigh(gatherRows(v, edges.Dst)))
 	})
 	return Add(sum, Sub(q, StopGradient(q)))
 }
@@ -215,4 +215,31 @@ func gatherRows(x, idx *Node) *Node {
 	words := Bitcast(Reshape(x, n, c/2, 2), dtypes.Uint64)
 	// Bitcast has no gradient: autodiff must not reach it even with its input stopped.
 	return StopGradient(Reshape(Bitcast(Gather(words, idx), dtypes.Float32), k, c))
+}
+
+// scatterSum, scatterMax and scatterMin are GoMLX's scatters with sorted=false and unique=false,
+// which also take zero updates (a graph without edges, a feature matrix without non-zeros): the
+// pure-Go backend's scatter reads its first index unconditionally, so with no updates they
+// return operand unchanged, which is what a scatter of nothing is.
+func scatterSum(operand, indices, updates *Node) *Node {
+	if indices.Shape().Dimensions[0] == 0 {
+		return operand
+	}
+	return ScatterSum(operand, indices, updates, false, false)
+}
+
+// scatterMax is ScatterMax for zero or more updates; see scatterSum.
+func scatterMax(operand, indices, updates *Node) *Node {
+	if indices.Shape().Dimensions[0] == 0 {
+		return operand
+	}
+	return ScatterMax(operand, indices, updates, false, false)
+}
+
+// scatterMin is ScatterMin for zero or more updates; see scatterSum.
+func scatterMin(operand, indices, updates *Node) *Node {
+	if indices.Shape().Dimensions[0] == 0 {
+		return operand
+	}
+	return ScatterMin(operand, indices, updates, false, false)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/stagnb/stagnb/internal/stagtest"
@@ -132,12 +133,23 @@ func TestNewEdgesMatchesConst(t *testing.T) {
 		checkNear(t, what+": aggregate", res[4], res[5], 1e-6)
 		checkNear(t, what+": in-degrees by hand", res[0], []float64{0, 3, 1, 1}, 0)
 	}
+	// Int64 indices (what ArgMax and Iota give by default) are taken as the documented Int32.
+	g := NewGraph(stagtest.Backend(t), "int64")
+	src64, dst64 := make([]int64, len(el.Src)), make([]int64, len(el.Dst))
+	for i := range el.Src {
+		src64[i], dst64[i] = int64(el.Src[i]), int64(el.Dst[i])
+	}
+	if e := stagnb.NewEdges(Const(g, src64), Const(g, dst64), el.NumNodes); e.Src.DType() != dtypes.Int32 || e.Dst.DType() != dtypes.Int32 {
+		t.Errorf("NewEdges from Int64 indices: Src %s, Dst %s, want Int32", e.Src.Shape(), e.Dst.Shape())
+	}
 	for _, tc := range []struct {
 		name     string
 		src, dst any
+		nodes    int
 	}{
-		{"float indices", []float32{0, 1}, []float32{1, 0}},
-		{"sizes differ", []int32{0, 1}, []int32{1}},
+		{"float indices", []float32{0, 1}, []float32{1, 0}, 2},
+		{"sizes differ", []int32{0, 1}, []int32{1}, 2},
+		{"no nodes", []int32{0, 1}, []int32{1, 0}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
@@ -146,7 +158,7 @@ func TestNewEdgesMatchesConst(t *testing.T) {
 				}
 			}()
 			g := NewGraph(stagtest.Backend(t), tc.name)
-			stagnb.NewEdges(Const(g, tc.src), Const(g, tc.dst), 2)
+			stagnb.NewEdges(Const(g, tc.src), Const(g, tc.dst), tc.nodes)
 		})
 	}
 }

@@ -32,10 +32,11 @@
 //
 // # Where the noise sits (Placement)
 //
-// The paper-era MLE runs (Table 2, 5, 6, 7) used DGL's GraphConv, which multiplies by W first when
+// The paper-era GCN runs (Tables 2 and 5) used DGL's GraphConv, which multiplies by W first when
 // a layer narrows (C_in > C_out): on Cora the first layer's noise was on the 128 transformed
-// channels and the last layer's on the 7 logits (DGLOrder). The variational models (Tables 3, 4)
-// and the authors' 2022 code aggregate first, with noise on the input features (AggregateFirst).
+// channels and the last layer's on the 7 logits (DGLOrder). Its GraphSAGE and GIN runs (Tables 6
+// and 7: SAGEConv, GINConv), the variational models (Tables 3, 4) and the authors' 2022 code
+// aggregate first, with noise on the input features (AggregateFirst).
 //
 // # When noise is drawn
 //

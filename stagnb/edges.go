@@ -4,8 +4,10 @@ import (
 	"fmt"
 
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/dtypes/gotype"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/support/exceptions"
 )
@@ -124,9 +126,7 @@ func (el *EdgeList) newConst(g *Graph) *Edges {
 	if err := el.Validate(); err != nil {
 		exceptions.Panicf("%v", err)
 	}
-	e := el.NumEdges()
-	src := Reshape(Const(g, el.Src), e, 1)
-	dst := Reshape(Const(g, el.Dst), e, 1)
+	src, dst := constColumn(g, el.Src), constColumn(g, el.Dst)
 	in, out := el.InDegrees(), el.OutDegrees()
 	inF, outF := make([]float32, el.NumNodes), make([]float32, el.NumNodes)
 	for v := range el.NumNodes {
@@ -142,6 +142,17 @@ func (el *EdgeList) newConst(g *Graph) *Edges {
 		edges.NumGraphs = el.NumGraphs
 	}
 	return edges
+}
+
+// constVector is the constant `[len(v)]` of v, which may be empty (Const cannot tell the shape
+// of an empty slice: a graph without edges, features without non-zeros).
+func constVector[T gotype.Supported](g *Graph, v []T) *Node {
+	return ConstTensor(g, tensors.FromFlatDataAndDimensions(v, len(v)))
+}
+
+// constColumn is the constant `[len(v), 1]` of v, which may be empty.
+func constColumn[T gotype.Supported](g *Graph, v []T) *Node {
+	return ConstTensor(g, tensors.FromFlatDataAndDimensions(v, len(v), 1))
 }
 
 // Edges is the in-graph form of an edge list, what the aggregators and layers take.
@@ -164,15 +175,18 @@ func NewEdges(src, dst *Node, numNodes int) *Edges {
 	if !src.DType().IsInt() || !dst.DType().IsInt() || src.Shape().Size() != dst.Shape().Size() {
 		exceptions.Panicf("stagnb.NewEdges: src and dst must be integer tensors of the same size, got %s and %s", src.Shape(), dst.Shape())
 	}
+	if numNodes < 1 {
+		exceptions.Panicf("stagnb.NewEdges: numNodes=%d, want at least 1", numNodes)
+	}
 	n := src.Shape().Size()
-	src, dst = Reshape(src, n, 1), Reshape(dst, n, 1)
+	src, dst = Reshape(ConvertDType(src, dtypes.Int32), n, 1), Reshape(ConvertDType(dst, dtypes.Int32), n, 1)
 	g := src.Graph()
 	ones := Ones(g, shapes.Make(dtypes.Float32, n, 1))
 	zeros := Zeros(g, shapes.Make(dtypes.Float32, numNodes, 1))
 	return &Edges{
 		Src: src, Dst: dst, NumNodes: numNodes,
-		InDegree:  ScatterSum(zeros, dst, ones, false, false),
-		OutDegree: ScatterSum(zeros, src, ones, false, false),
+		InDegree:  scatterSum(zeros, dst, ones),
+		OutDegree: scatterSum(zeros, src, ones),
 	}
 }
 

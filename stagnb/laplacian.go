@@ -20,23 +20,9 @@ import (
 // in one direction as in the other (UndirectedEdgeList does so), else the error names the first
 // edge that is not.
 func NormalizedLaplacian(el *EdgeList) (*mat.SymDense, error) {
-	if err := el.Validate(); err != nil {
-		return nil, fmt.Errorf("stagnb.NormalizedLaplacian: %w", err)
-	}
-	type pair struct{ u, v int32 }
-	count := map[pair]int{}
-	deg := make([]float64, el.NumNodes)
-	for e := range el.Src {
-		if u, v := el.Src[e], el.Dst[e]; u != v {
-			count[pair{u, v}]++
-			deg[v]++
-		}
-	}
-	for e := range el.Src {
-		if u, v := el.Src[e], el.Dst[e]; u != v && count[pair{u, v}] != count[pair{v, u}] {
-			return nil, fmt.Errorf("stagnb.NormalizedLaplacian: edge %d: %d→%d is listed ×%d but %d→%d ×%d: the edge list must be symmetric",
-				e, u, v, count[pair{u, v}], v, u, count[pair{v, u}])
-		}
+	count, deg, err := undirectedDegrees("NormalizedLaplacian", el)
+	if err != nil {
+		return nil, err
 	}
 	inv := make([]float64, el.NumNodes)
 	lap := mat.NewSymDense(el.NumNodes, nil)
@@ -45,12 +31,36 @@ func NormalizedLaplacian(el *EdgeList) (*mat.SymDense, error) {
 		lap.SetSym(v, v, 1-inv[v]*inv[v])
 	}
 	for p, c := range count {
-		if p.u < p.v {
-			u, v := int(p.u), int(p.v)
+		if p[0] < p[1] {
+			u, v := int(p[0]), int(p[1])
 			lap.SetSym(u, v, -float64(c)*inv[u]*inv[v])
 		}
 	}
 	return lap, nil
+}
+
+// undirectedDegrees validates el and checks that it is symmetric: every edge u→v (u ≠ v) listed
+// as many times as v→u. It returns how many times each edge u→v (u ≠ v) is listed and each node's
+// degree without self-loops (repeated edges counted); fn names the caller in errors.
+func undirectedDegrees(fn string, el *EdgeList) (count map[[2]int32]int, deg []float64, err error) {
+	if err := el.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("stagnb.%s: %w", fn, err)
+	}
+	count = map[[2]int32]int{}
+	deg = make([]float64, el.NumNodes)
+	for e := range el.Src {
+		if u, v := el.Src[e], el.Dst[e]; u != v {
+			count[[2]int32{u, v}]++
+			deg[v]++
+		}
+	}
+	for e := range el.Src {
+		if u, v := el.Src[e], el.Dst[e]; u != v && count[[2]int32{u, v}] != count[[2]int32{v, u}] {
+			return nil, nil, fmt.Errorf("stagnb.%s: edge %d: %d→%d is listed ×%d but %d→%d ×%d: the edge list must be symmetric",
+				fn, e, u, v, count[[2]int32{u, v}], v, u, count[[2]int32{v, u}])
+		}
+	}
+	return count, deg, nil
 }
 
 // NumComponents returns the number of connected components of the graph, ignoring the

@@ -58,6 +58,13 @@ func NoiseFromScope(scope *model.Scope) (*Noise, error) {
 	return n, nil
 }
 
+// checkOut panics, naming the layer builder fn, when a layer's output width out is not positive.
+func checkOut(fn string, out int) {
+	if out < 1 {
+		exceptions.Panicf("stagnb.%s: out=%d: a layer needs at least one output channel", fn, out)
+	}
+}
+
 // mustNoiseFromScope is NoiseFromScope for graph building, where errors panic.
 func mustNoiseFromScope(fn string, scope *model.Scope) *Noise {
 	n, err := NoiseFromScope(scope)
@@ -142,7 +149,10 @@ type GCNConfig struct {
 
 // NewGCN starts a GCN layer (Kipf & Welling) with STAG noise on its aggregation:
 //
-//	H' = act( norm(Σ_{u→v} z_uv ⊙ msg_u) + b ),   msg = X or X·W depending on the placement.
+//	H' = act( norm(Σ_{u→v} z_uv ⊙ x_u)·W + b )     aggregate first (noise on the input features)
+//	H' = act( norm(Σ_{u→v} z_uv ⊙ (x_u·W)) + b )   transform first (noise on the transformed ones)
+//
+// The placement picks one (DGLOrder: transform first where the layer narrows).
 //
 // x is `[num_nodes, C_in]`; the output is `[num_nodes, out]`. The noise, normalisation and
 // placement come from ParamNoise/ParamStructure/ParamNoiseOffAtEval, ParamNorm and ParamPlacement
@@ -158,6 +168,7 @@ func NewGCN(scope *model.Scope, x *Node, edges *Edges, out int) *GCNConfig {
 
 // newGCNConfig reads the layer's hyperparameters from the scope, for NewGCN and NewGCNFromSparse.
 func newGCNConfig(fn string, scope *model.Scope, edges *Edges, out int) *GCNConfig {
+	checkOut(fn, out)
 	norm, err := ParseNorm(model.GetParamOr(scope, ParamNorm, "both"))
 	if err != nil {
 		exceptions.Panicf("stagnb.%s: %s: %v", fn, ParamNorm, err)
@@ -299,6 +310,7 @@ type SAGEConfig struct {
 // with "sage/self", "sage/neigh" and "sage/bias".
 func NewSAGE(scope *model.Scope, x *Node, edges *Edges, out int) *SAGEConfig {
 	edges.checkNodes("NewSAGE", "x", x)
+	checkOut("NewSAGE", out)
 	return &SAGEConfig{scope: scope.At("sage"), x: x, edges: edges, out: out,
 		noise: mustNoiseFromScope("NewSAGE", scope), agg: AggMean}
 }
@@ -346,6 +358,7 @@ type GINConfig struct {
 // ParamGINLearnEpsilon ("gin/epsilon" when learned). x is `[num_nodes, C_in]`.
 func NewGIN(scope *model.Scope, x *Node, edges *Edges, out int) *GINConfig {
 	edges.checkNodes("NewGIN", "x", x)
+	checkOut("NewGIN", out)
 	return &GINConfig{scope: scope.At("gin"), x: x, edges: edges, out: out,
 		noise:    mustNoiseFromScope("NewGIN", scope),
 		epsilon:  model.GetParamOr(scope, ParamGINEpsilon, 0.0),

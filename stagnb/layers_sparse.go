@@ -83,7 +83,7 @@ func (s *SparseInput) selfPlusAggregateMatMul(scope *model.Scope, edges *Edges, 
 	if selfWeight != 1 {
 		self = MulScalar(self, selfWeight)
 	}
-	a := ScatterSum(self, idx, vals, false, false)
+	a := scatterSum(self, idx, vals)
 	return matMulWithTransposed(a, w, func() *Node {
 		selfT := s.denseTConst(g)
 		if selfWeight != 1 {
@@ -92,7 +92,7 @@ func (s *SparseInput) selfPlusAggregateMatMul(scope *model.Scope, edges *Edges, 
 		idxT := graphConst(g, s, "idxT", func() *Node {
 			return Concatenate([]*Node{Slice(idx, AxisRange(), AxisElem(1)), Slice(idx, AxisRange(), AxisElem(0))}, 1)
 		})
-		return ScatterSum(selfT, idxT, StopGradient(vals), false, false)
+		return scatterSum(selfT, idxT, StopGradient(vals))
 	})
 }
 
@@ -196,6 +196,7 @@ type SAGESparseConfig struct {
 // ParamStructure and ParamNoiseOffAtEval unless set with Noise.
 func NewSAGEFromSparse(scope *model.Scope, x *SparseInput, edges *Edges, out int) *SAGESparseConfig {
 	checkSparseEdges("NewSAGEFromSparse", x, edges)
+	checkOut("NewSAGEFromSparse", out)
 	return &SAGESparseConfig{scope: scope.At("sage"), x: x, edges: edges, out: out,
 		noise: mustNoiseFromScope("NewSAGEFromSparse", scope)}
 }
@@ -261,6 +262,7 @@ type GINSparseConfig struct {
 // set with the builder methods.
 func NewGINFromSparse(scope *model.Scope, x *SparseInput, edges *Edges, out int) *GINSparseConfig {
 	checkSparseEdges("NewGINFromSparse", x, edges)
+	checkOut("NewGINFromSparse", out)
 	return &GINSparseConfig{scope: scope.At("gin"), x: x, edges: edges, out: out,
 		noise:    mustNoiseFromScope("NewGINFromSparse", scope),
 		epsilon:  model.GetParamOr(scope, ParamGINEpsilon, 0.0),

@@ -2,6 +2,7 @@ package stagnb_test
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -271,6 +272,44 @@ func TestSharedLayersReuseOneDraw(t *testing.T) {
 	}
 }
 
+// TestSharedLayersFromScope checks that layers configured through the scope's hyperparameters,
+// each of which builds its own *Noise, share one draw when the structure is shared across layers,
+// and draw independently when it is per layer.
+func TestSharedLayersFromScope(t *testing.T) {
+	el := fourNodes()
+	for _, c := range []struct {
+		structure string
+		shared    bool
+	}{
+		{"dropedge", true},
+		{"node_sampling", true},
+		{"stag+shared_layers", true},
+		{"stag", false},
+	} {
+		t.Run(c.structure, func(t *testing.T) {
+			res := runGraph(t, 3, func(scope *model.Scope, g *Graph) []*Node {
+				scope.SetParams(map[string]any{stagnb.ParamNoise: "normal(1,1)", stagnb.ParamStructure: c.structure})
+				edges := el.Const(g)
+				var outs []*Node
+				for l := range 2 {
+					noise, err := stagnb.NoiseFromScope(scope.At("layer_%d", l))
+					if err != nil {
+						t.Fatal(err)
+					}
+					w := noise.Weights(scope.At("layer_%d", l), edges, 3, dtypes.Float32)
+					outs = append(outs, BroadcastToDims(w, el.NumEdges(), 3))
+				}
+				return outs
+			})
+			if c.shared {
+				checkNear(t, "layer 2 vs layer 1", res[1], res[0], 0)
+			} else if slices.Equal(res[0], res[1]) {
+				t.Errorf("per-layer noise: the two layers have the same draw %v", res[0])
+			}
+		})
+	}
+}
+
 // TestSharedLayersNarrowerLayer checks per-feature noise shared across layers of decreasing
 // width: the narrower layer gets the first channels of the one draw, and a wider later layer is
 // an error.
@@ -293,5 +332,46 @@ func TestSharedLayersNarrowerLayer(t *testing.T) {
 		})
 	}); err == nil || !strings.Contains(err.Error(), "wider layer") {
 		t.Errorf("a wider later layer: %v, want a panic naming the wider layer", err)
+	}
+}
+
+// TestLayerBadInput checks that the layer builders refuse a bad output width or input shape with a
+// panic that names the builder and the parameter.
+func TestLayerBadInput(t *testing.T) {
+	el := fourNodes()
+	for _, c := range []struct {
+		name, want string
+		build      func(scope *model.Scope, g *Graph, edges *stagnb.Edges) *Node
+	}{
+		{"GCN out=0", "stagnb.NewGCN: out=0", func(s *model.Scope, g *Graph, e *stagnb.Edges) *Node {
+			return stagnb.NewGCN(s, Const(g, fourX), e, 0).Done()
+		}},
+		{"SAGE out=-1", "stagnb.NewSAGE: out=-1", func(s *model.Scope, g *Graph, e *stagnb.Edges) *Node {
+			return stagnb.NewSAGE(s, Const(g, fourX), e, -1).Done()
+		}},
+		{"GIN out=0", "stagnb.NewGIN: out=0", func(s *model.Scope, g *Graph, e *stagnb.Edges) *Node {
+			return stagnb.NewGIN(s, Const(g, fourX), e, 0).Done()
+		}},
+		{"GCN from sparse out=0", "stagnb.NewGCNFromSparse: out=0", func(s *model.Scope, g *Graph, e *stagnb.Edges) *Node {
+			return stagnb.NewGCNFromSparse(s, sparseFour(t, el, stagnb.NormBoth), e, 0).Done()
+		}},
+		{"SAGE from sparse out=0", "stagnb.NewSAGEFromSparse: out=0", func(s *model.Scope, g *Graph, e *stagnb.Edges) *Node {
+			return stagnb.NewSAGEFromSparse(s, sparseFour(t, el, stagnb.NormBoth), e, 0).Done()
+		}},
+		{"GIN from sparse out=0", "stagnb.NewGINFromSparse: out=0", func(s *model.Scope, g *Graph, e *stagnb.Edges) *Node {
+			return stagnb.NewGINFromSparse(s, sparseFour(t, el, stagnb.NormBoth), e, 0).Done()
+		}},
+		{"GCN x of 3 nodes", "stagnb.NewGCN: x must be shaped [num_nodes=4, C]", func(s *model.Scope, g *Graph, e *stagnb.Edges) *Node {
+			return stagnb.NewGCN(s, Const(g, fourX[:3]), e, 2).Done()
+		}},
+	} {
+		err := exceptions.TryCatch[error](func() {
+			runGraph(t, 1, func(scope *model.Scope, g *Graph) []*Node {
+				return []*Node{c.build(scope, g, el.Const(g))}
+			})
+		})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a panic mentioning %q", c.name, err, c.want)
+		}
 	}
 }

@@ -10,10 +10,6 @@ import (
 	"github.com/gomlx/gomlx/support/exceptions"
 )
 
-// ParamMCSamples is the number of Monte-Carlo samples averaged at evaluation. The default is 32,
-// as in the paper.
-const ParamMCSamples = "stag_mc_samples"
-
 // MCReduce says how MonteCarlo combines its samples.
 type MCReduce int
 

@@ -34,6 +34,7 @@ const (
 // Distribution is the law of each noise weight z.
 // Build it with NoNoise, Normal, Uniform, Bernoulli, Given or ParseDistribution.
 type Distribution struct {
+	// Kind says which law this is, and which of the fields below it reads.
 	Kind DistKind
 	// Mu and Sigma are the mean and standard deviation of DistNormal.
 	Mu, Sigma float64

@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
 	"github.com/stagnb/stagnb/internal/stagtest"
 	"github.com/stagnb/stagnb/stagnb"
 )
@@ -436,5 +437,26 @@ func BenchmarkSample(b *testing.B) {
 				exec.MustCall1()
 			}
 		})
+	}
+}
+
+// TestNoiseInvalidDistribution checks that a distribution whose constructor's error was ignored,
+// or a struct literal out of range, is refused by NewNoise and by Weights (for a Noise literal)
+// with the reason, instead of drawing from it.
+func TestNoiseInvalidDistribution(t *testing.T) {
+	bad := stagnb.Distribution{Kind: stagnb.DistBernoulli, DropRate: 1}
+	if err := exceptions.TryCatch[error](func() { stagnb.NewNoise(bad, stagnb.StructureSTAG) }); err == nil ||
+		!strings.Contains(err.Error(), "stagnb.NewNoise: bernoulli: drop rate p=1 must be in [0, 1)") {
+		t.Errorf("NewNoise(bernoulli p=1): %v", err)
+	}
+	normal, _ := stagnb.Normal(1, -0.5)
+	noise := &stagnb.Noise{Dist: normal, Structure: stagnb.StructureSTAG}
+	err := exceptions.TryCatch[error](func() {
+		runGraph(t, 1, func(scope *model.Scope, g *Graph) []*Node {
+			return []*Node{noise.Weights(scope, fourNodes().Const(g), 2, dtypes.Float32)}
+		})
+	})
+	if err == nil || !strings.Contains(err.Error(), "stagnb.Noise.Weights: normal: standard deviation σ=-0.5") {
+		t.Errorf("Weights of a Noise literal with σ<0: %v", err)
 	}
 }

@@ -43,8 +43,14 @@ func NewSparseInput(el *EdgeList, numFeatures int, rowPtr, col []int32, val []fl
 	if err := el.Validate(); err != nil {
 		return nil, err
 	}
+	if numFeatures < 1 {
+		return nil, fmt.Errorf("stagnb.NewSparseInput: numFeatures=%d, want at least 1", numFeatures)
+	}
 	if len(rowPtr) != el.NumNodes+1 {
 		return nil, fmt.Errorf("stagnb.NewSparseInput: rowPtr has %d entries, want num_nodes+1 = %d", len(rowPtr), el.NumNodes+1)
+	}
+	if rowPtr[0] != 0 {
+		return nil, fmt.Errorf("stagnb.NewSparseInput: rowPtr[0]=%d, want 0", rowPtr[0])
 	}
 	if len(col) != len(val) || int(rowPtr[el.NumNodes]) != len(col) {
 		return nil, fmt.Errorf("stagnb.NewSparseInput: %d columns and %d values for rowPtr[last]=%d non-zeros", len(col), len(val), rowPtr[el.NumNodes])
@@ -112,12 +118,11 @@ func (s *SparseInput) Dense(g *Graph) *Node {
 // pairs returns the pairs' values `[P]`, edges `[P, 1]`, columns `[P, 1]` and scatter indices
 // `[P, 2]` (destination, column) as constants of g, created once per graph.
 func (s *SparseInput) pairs(g *Graph) (vals, edge, col, idx *Node) {
-	p := s.NumPairs()
-	vals = graphConst(g, s, "vals", func() *Node { return Const(g, s.pairVal) })
-	edge = graphConst(g, s, "edge", func() *Node { return Reshape(Const(g, s.pairEdge), p, 1) })
-	col = graphConst(g, s, "col", func() *Node { return Reshape(Const(g, s.pairCol), p, 1) })
+	vals = graphConst(g, s, "vals", func() *Node { return constVector(g, s.pairVal) })
+	edge = graphConst(g, s, "edge", func() *Node { return constColumn(g, s.pairEdge) })
+	col = graphConst(g, s, "col", func() *Node { return constColumn(g, s.pairCol) })
 	idx = graphConst(g, s, "idx", func() *Node {
-		return Concatenate([]*Node{Reshape(Const(g, s.pairDst), p, 1), col}, 1)
+		return Concatenate([]*Node{constColumn(g, s.pairDst), col}, 1)
 	})
 	return
 }
@@ -125,19 +130,21 @@ func (s *SparseInput) pairs(g *Graph) (vals, edge, col, idx *Node) {
 // Aggregate returns norm(Â ⊙ Z) X as a dense `Float32[num_nodes, num_features]`: the SUM
 // aggregation of the noisy input features, with edges the in-graph form of the same edge list.
 // Per-edge × per-feature noise without renormalisation draws one weight per pair. Other
-// structures draw their usual weights (see Noise.Weights) and pick each pair's weight; the one
-// combination that would need the full `[num_edges, num_features]` noise (per-feature noise that
-// is per source node, or renormalised per feature) panics.
+// structures draw their usual weights (see Noise.Weights) and pick each pair's weight. The
+// combinations that would need the full `[num_edges, num_features]` noise panic: per-feature noise
+// that is per source node, renormalised, shared across layers, or given (DistGiven).
 func (s *SparseInput) Aggregate(scope *model.Scope, edges *Edges, noise *Noise) *Node {
+	checkSparseEdges("SparseInput.Aggregate", s, edges)
 	vals := s.noisyValues(scope, edges, noise)
 	_, _, _, idx := s.pairs(edges.Src.Graph())
-	return ScatterSum(Zeros(vals.Graph(), shapes.Make(dtypes.Float32, s.el.NumNodes, s.numFeatures)), idx, vals, false, false)
+	return scatterSum(Zeros(vals.Graph(), shapes.Make(dtypes.Float32, s.el.NumNodes, s.numFeatures)), idx, vals)
 }
 
 // AggregateMatMul returns Aggregate(scope, edges, noise)·w (`[num_nodes, out]` for w
 // `[num_features, out]`). Its gradient with respect to w is Sᵀ·v with Sᵀ scattered directly
 // from the pairs, which on the pure-Go backend is much cheaper than transposing the dense S.
 func (s *SparseInput) AggregateMatMul(scope *model.Scope, edges *Edges, noise *Noise, w *Node) *Node {
+	checkSparseEdges("SparseInput.AggregateMatMul", s, edges)
 	return s.aggregateMatMul(scope, edges, noise, nil, w)
 }
 
@@ -150,17 +157,17 @@ func (s *SparseInput) aggregateMatMul(scope *model.Scope, edges *Edges, noise *N
 	}
 	vals := s.noisyValues(scope, edges, noise)
 	if keep != nil {
-		pairNZ := graphConst(g, s, "pairNZ", func() *Node { return Reshape(Const(g, s.pairNZ), len(s.pairNZ), 1) })
+		pairNZ := graphConst(g, s, "pairNZ", func() *Node { return constColumn(g, s.pairNZ) })
 		vals = Mul(vals, Gather(keep, pairNZ))
 	}
 	_, _, _, idx := s.pairs(g)
 	n, f := s.el.NumNodes, s.numFeatures
-	agg := ScatterSum(Zeros(g, shapes.Make(dtypes.Float32, n, f)), idx, vals, false, false)
+	agg := scatterSum(Zeros(g, shapes.Make(dtypes.Float32, n, f)), idx, vals)
 	return matMulWithTransposed(agg, w, func() *Node {
 		idxT := graphConst(g, s, "idxT", func() *Node {
 			return Concatenate([]*Node{Slice(idx, AxisRange(), AxisElem(1)), Slice(idx, AxisRange(), AxisElem(0))}, 1)
 		})
-		return ScatterSum(Zeros(g, shapes.Make(dtypes.Float32, f, n)), idxT, StopGradient(vals), false, false)
+		return scatterSum(Zeros(g, shapes.Make(dtypes.Float32, f, n)), idxT, StopGradient(vals))
 	})
 }
 
@@ -194,17 +201,17 @@ func (s *SparseInput) DropoutKeep(scope *model.Scope, g *Graph, rate float64) *N
 // gradient with respect to w scattered directly into (X ⊙ M)ᵀ.
 func (s *SparseInput) droppedMatMul(keep, w *Node) *Node {
 	g := w.Graph()
-	n, f, nz := s.el.NumNodes, s.numFeatures, s.NumNonZeros()
+	n, f := s.el.NumNodes, s.numFeatures
 	idx := graphConst(g, s, "nzIdx", func() *Node {
-		return Concatenate([]*Node{Reshape(Const(g, s.nzRow), nz, 1), Reshape(Const(g, s.nzCol), nz, 1)}, 1)
+		return Concatenate([]*Node{constColumn(g, s.nzRow), constColumn(g, s.nzCol)}, 1)
 	})
 	idxT := graphConst(g, s, "nzIdxT", func() *Node {
-		return Concatenate([]*Node{Reshape(Const(g, s.nzCol), nz, 1), Reshape(Const(g, s.nzRow), nz, 1)}, 1)
+		return Concatenate([]*Node{constColumn(g, s.nzCol), constColumn(g, s.nzRow)}, 1)
 	})
-	vals := Mul(graphConst(g, s, "nzVal", func() *Node { return Const(g, s.nzVal) }), keep)
-	xd := ScatterSum(Zeros(g, shapes.Make(dtypes.Float32, n, f)), idx, vals, false, false)
+	vals := Mul(graphConst(g, s, "nzVal", func() *Node { return constVector(g, s.nzVal) }), keep)
+	xd := scatterSum(Zeros(g, shapes.Make(dtypes.Float32, n, f)), idx, vals)
 	return matMulWithTransposed(xd, w, func() *Node {
-		return ScatterSum(Zeros(g, shapes.Make(dtypes.Float32, f, n)), idxT, StopGradient(vals), false, false)
+		return scatterSum(Zeros(g, shapes.Make(dtypes.Float32, f, n)), idxT, StopGradient(vals))
 	})
 }
 
@@ -247,7 +254,7 @@ func (s *SparseInput) noisyValues(scope *model.Scope, edges *Edges, noise *Noise
 			vals = MulScalar(vals, noise.EvalWeight())
 		case st.Features == PerFeature && st.Edges == PerEdge && !st.Renormalize && noise.Dist.Kind != DistGiven:
 			if st.Layers == SharedLayers {
-				exceptions.Panicf("stagnb.SparseInput.Aggregate: per-feature noise shared across layers (%s) needs equal layer widths; the input layer has %d features", noise, s.numFeatures)
+				exceptions.Panicf("stagnb.SparseInput.Aggregate: per-feature noise shared across layers (%s) cannot be drawn per non-zero: the draw the later layers reuse would be the full [num_edges, %d features] one; use dense features (StochasticAggregate)", noise, s.numFeatures)
 			}
 			vals = Mul(vals, noise.Dist.Sample(scope, g, shapes.Make(dtype, p)))
 		case st.Features == PerFeature && (st.Edges == PerSourceNode || st.Renormalize) || noise.Dist.Kind == DistGiven:
@@ -314,7 +321,7 @@ func (s *SparseInput) PairIndices(g *Graph) (edge, col *Node) {
 func (s *SparseInput) AggregateWeighted(z *Node) *Node {
 	vals := s.weightedValues("AggregateWeighted", z)
 	_, _, _, idx := s.pairs(z.Graph())
-	return ScatterSum(Zeros(z.Graph(), shapes.Make(z.DType(), s.el.NumNodes, s.numFeatures)), idx, vals, false, false)
+	return scatterSum(Zeros(z.Graph(), shapes.Make(z.DType(), s.el.NumNodes, s.numFeatures)), idx, vals)
 }
 
 // AggregateWeightedMatMul returns AggregateWeighted(z)·w (`[num_nodes, out]` for w
@@ -331,12 +338,12 @@ func (s *SparseInput) AggregateWeightedMatMul(z, w *Node) *Node {
 	n, f, h, p := s.el.NumNodes, s.numFeatures, w.Shape().Dimensions[1], s.NumPairs()
 	dtype := z.DType()
 	fixed := StopGradient(vals)
-	agg := ScatterSum(Zeros(g, shapes.Make(dtype, n, f)), idx, fixed, false, false)
+	agg := scatterSum(Zeros(g, shapes.Make(dtype, n, f)), idx, fixed)
 	out := matMulWithTransposed(agg, w, func() *Node {
 		idxT := graphConst(g, s, "idxT", func() *Node {
 			return Concatenate([]*Node{Slice(idx, AxisRange(), AxisElem(1)), Slice(idx, AxisRange(), AxisElem(0))}, 1)
 		})
-		return ScatterSum(Zeros(g, shapes.Make(dtype, f, n)), idxT, fixed, false, false)
+		return scatterSum(Zeros(g, shapes.Make(dtype, f, n)), idxT, fixed)
 	})
 	// The gradient reaches the values through c, an identity on the (padded) values whose custom
 	// gradient maps v = ∂L/∂out (`[n, h]`, flattened) to ∂L/∂vals_p = (v·wᵀ)[dst_p, c_p]: one

@@ -5,8 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
 	"github.com/stagnb/stagnb/stagnb"
 )
 
@@ -87,15 +90,35 @@ func TestSparseInputErrors(t *testing.T) {
 		rowPtr     []int32
 		col        []int32
 		val        []float32
+		features   int
 	}{
-		{"short rowPtr", "rowPtr has 2 entries", []int32{0, 1}, []int32{0}, []float32{1}},
-		{"count mismatch", "2 columns and 1 values", []int32{0, 1, 1, 1, 2}, []int32{0, 1}, []float32{1}},
-		{"column out of range", "column 5 outside", []int32{0, 1, 1, 1, 1}, []int32{5}, []float32{1}},
+		{"short rowPtr", "rowPtr has 2 entries", []int32{0, 1}, []int32{0}, []float32{1}, 2},
+		{"count mismatch", "2 columns and 1 values", []int32{0, 1, 1, 1, 2}, []int32{0, 1}, []float32{1}, 2},
+		{"column out of range", "column 5 outside", []int32{0, 1, 1, 1, 1}, []int32{5}, []float32{1}, 2},
+		{"rowPtr not from 0", "rowPtr[0]=1, want 0", []int32{1, 1, 1, 1, 1}, []int32{0}, []float32{1}, 2},
+		{"negative rowPtr", "rowPtr[0]=-1, want 0", []int32{-1, 0, 0, 0, 0}, nil, nil, 2},
+		{"no features", "numFeatures=0", []int32{0, 0, 0, 0, 0}, nil, nil, 0},
 	}
 	for _, tc := range bad {
-		_, err := stagnb.NewSparseInput(el, 2, tc.rowPtr, tc.col, tc.val, stagnb.NormBoth)
+		_, err := stagnb.NewSparseInput(el, tc.features, tc.rowPtr, tc.col, tc.val, stagnb.NormBoth)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// Edges of another graph: refused with the two sizes, not clamped indices.
+	other, _ := stagnb.NewEdgeList(4, []int32{0}, []int32{1})
+	for _, name := range []string{"Aggregate", "AggregateMatMul"} {
+		err := exceptions.TryCatch[error](func() {
+			runGraph(t, 1, func(scope *model.Scope, g *Graph) []*Node {
+				x := sparseFour(t, el, stagnb.NormBoth)
+				if name == "Aggregate" {
+					return []*Node{x.Aggregate(scope, other.Const(g), nil)}
+				}
+				return []*Node{x.AggregateMatMul(scope, other.Const(g), nil, Ones(g, shapes.Make(dtypes.Float32, 2, 3)))}
+			})
+		})
+		if err == nil || !strings.Contains(err.Error(), "SparseInput."+name+": x was prepared for 4 nodes and 5 edges, edges has 4 and 1") {
+			t.Errorf("%s with another graph's edges: %v", name, err)
 		}
 	}
 	// Per-feature noise per source node would need the full [E, F] draw: refused.

@@ -49,9 +49,12 @@ const (
 // Structure is the sharing pattern of the paper's 4-D noise tensor Z[L, C, N, N] (Section 5):
 // which axes draw independently and which reuse one draw.
 type Structure struct {
-	Layers   LayerSharing
+	// Layers says whether the layers draw their own noise or share one draw (Z's axis L).
+	Layers LayerSharing
+	// Features says whether each channel gets its own weight or all share one (axis C).
 	Features FeatureSharing
-	Edges    EdgeSharing
+	// Edges says whether each edge, each source node or the whole graph gets a weight (axes N×N).
+	Edges EdgeSharing
 	// Renormalize rescales the weights arriving at each node so that they sum to its in-degree
 	// (per feature when the noise is per feature), where that sum is not zero: the original
 	// code's DropEdge and Graph DropConnect baselines. Nodes whose weights are all zero get 0.
@@ -73,7 +76,9 @@ var (
 	// one weight per node, applied to all its outgoing messages, shared by layers and features.
 	StructureNodeSampling = Structure{Layers: SharedLayers, Features: SharedFeatures, Edges: PerSourceNode}
 	// StructureGDC is Z[l, c, u, v] ~ q with Z ∈ R^{L×C×|E|} (Graph DropConnect): per layer,
-	// feature and edge. It is StructureSTAG's pattern, used with a Bernoulli.
+	// feature and edge, StructureSTAG's pattern, used with a Bernoulli. The paper's GDC also
+	// renormalises the weights to each node's in-degree (its only difference from STAG with a
+	// Bernoulli): write "gdc+renormalize", or set Renormalize.
 	StructureGDC = Structure{Layers: PerLayer, Features: PerFeature, Edges: PerEdge}
 )
 
@@ -155,7 +160,9 @@ func (s Structure) String() string {
 //
 // The zero value is "no noise". A nil *Noise also means no noise.
 type Noise struct {
-	Dist      Distribution
+	// Dist is the law of each weight z.
+	Dist Distribution
+	// Structure says which weights are drawn independently and which are shared.
 	Structure Structure
 	// OffAtEval replaces the weights by their mean E[z] when the graph is not a training graph
 	// (weight scaling, as Dropout does at test time), renormalized to the in-degree as in training
@@ -168,6 +175,8 @@ type Noise struct {
 // EvalWeight is the constant weight that stands for every draw when the noise is off at
 // evaluation: E[z], or, when the structure renormalizes the weights to the in-degree, those means
 // renormalized, which is 1 (0 when E[z] is 0, as a node whose weights are all 0 keeps them).
+// DistGiven's mean is a graph node, MuNode, which Weights uses instead: for it EvalWeight is not
+// defined (NaN, or 1 when renormalised).
 func (n *Noise) EvalWeight() float64 {
 	m := n.Dist.Mean()
 	if n.Structure.Renormalize && m != 0 {
@@ -176,8 +185,13 @@ func (n *Noise) EvalWeight() float64 {
 	return m
 }
 
-// NewNoise returns the noise with distribution d and structure s, noise on at evaluation.
+// NewNoise returns the noise with distribution d and structure s, noise on at evaluation. It
+// panics when d is not valid (Distribution.Validate), as a d made by Normal, Uniform, Bernoulli
+// or ParseDistribution with its error unchecked may not be.
 func NewNoise(d Distribution, s Structure) *Noise {
+	if err := d.Validate(); err != nil {
+		exceptions.Panicf("stagnb.NewNoise: %v", err)
+	}
 	return &Noise{Dist: d, Structure: s}
 }
 
@@ -205,9 +219,11 @@ func (n *Noise) String() string {
 // sample, so that noise shared across layers is drawn once per sample.
 const graphParamSample = "stagnb_mc_sample"
 
-// sharedDrawKey identifies a draw reused across layers within one forward pass.
+// sharedDrawKey identifies a draw reused across layers within one forward pass. The noise is
+// keyed by value, so that layers which each built their own *Noise from the same
+// hyperparameters (NoiseFromScope) share the draw too.
 type sharedDrawKey struct {
-	noise  *Noise
+	noise  Noise
 	sample int
 	rows   int
 	cols   int
@@ -218,11 +234,14 @@ type sharedDrawKey struct {
 // them shaped to multiply the `[num_edges, width]` messages: `[num_edges, width]`,
 // `[num_edges, 1]`, `[1, width]` or `[1, 1]` depending on the structure.
 // It returns nil when the noise is not active (see Active); when it is off at evaluation it
-// returns the constant EvalWeight.
+// returns the constant EvalWeight, or for DistGiven its mean MuNode (not renormalised).
 func (n *Noise) Weights(scope *model.Scope, edges *Edges, width int, dtype dtypes.DType) *Node {
 	g := edges.Src.Graph()
 	if n == nil || n.Dist.IsNone() {
 		return nil
+	}
+	if err := n.Dist.Validate(); err != nil {
+		exceptions.Panicf("stagnb.Noise.Weights: %v", err)
 	}
 	if !n.Active(scope, g) {
 		if n.Dist.Kind == DistGiven {
@@ -256,13 +275,13 @@ func (n *Noise) Weights(scope *model.Scope, edges *Edges, width int, dtype dtype
 	}
 	sample, _ := model.GetGraphParam(g, "/"+graphParamSample)
 	si, _ := sample.(int)
-	key := sharedDrawKey{noise: n, sample: si, rows: rows, cols: cols, dtype: dtype}
+	key := sharedDrawKey{noise: *n, sample: si, rows: rows, cols: cols, dtype: dtype}
 	cache := sharedDraws(g)
 	if z, ok := cache[key]; ok {
 		return z
 	}
 	for k, z := range cache {
-		if k.noise == n && k.sample == si && k.rows == rows && k.dtype == dtype && k.cols != cols {
+		if k.noise == *n && k.sample == si && k.rows == rows && k.dtype == dtype && k.cols != cols {
 			if k.cols < cols {
 				exceptions.Panicf("stagnb.Noise.Weights: noise shared across layers (%s) was drawn for %d channels and cannot serve a wider layer of %d channels (the first layer must be the widest)", n, k.cols, cols)
 			}
@@ -298,7 +317,7 @@ func renormalizeToInDegree(z *Node, edges *Edges) *Node {
 	if z.Shape().Dimensions[0] != e {
 		z = BroadcastToDims(z, e, cols)
 	}
-	sums := ScatterSum(Zeros(g, shapes.Make(dtype, edges.NumNodes, cols)), edges.Dst, z, false, false)
+	sums := scatterSum(Zeros(g, shapes.Make(dtype, edges.NumNodes, cols)), edges.Dst, z)
 	deg := ConvertDType(edges.InDegree, dtype)
 	nonZero := NotEqual(sums, ZerosLike(sums))
 	safe := Where(nonZero, sums, OnesLike(sums))

@@ -3,6 +3,7 @@ package stagnb_test
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	. "github.com/gomlx/gomlx/core/graph"
@@ -64,8 +65,31 @@ func TestDirichletEnergyMatchesLaplacian(t *testing.T) {
 			t.Errorf("seed %d: scalar energy %.12g, fᵀΔ̃f %.12g", seed, fs, want)
 		}
 	}
-	if _, err := stagnb.DirichletEnergy(fourNodes(), [][]float64{{1}}); err == nil {
-		t.Errorf("DirichletEnergy with 1 row for 4 nodes: no error")
+}
+
+// TestDirichletEnergyBadInput checks that DirichletEnergy refuses what it cannot compute, with an
+// error that says why: a directed edge list (the energy needs an undirected graph), an invalid one,
+// and features of the wrong number of rows.
+func TestDirichletEnergyBadInput(t *testing.T) {
+	path, err := stagnb.UndirectedEdgeList(3, [][2]int32{{0, 1}, {1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three := [][]float64{{1}, {2}, {3}}
+	for _, c := range []struct {
+		name string
+		el   *stagnb.EdgeList
+		x    [][]float64
+		want string
+	}{
+		{"directed", fourNodes(), [][]float64{{1}, {2}, {3}, {4}}, "must be symmetric"},
+		{"node out of range", &stagnb.EdgeList{NumNodes: 3, Src: []int32{0, 5}, Dst: []int32{5, 0}}, three, "stagnb.DirichletEnergy"},
+		{"too few rows", path, [][]float64{{1}}, "1 feature rows for 3 nodes"},
+		{"ragged rows", path, [][]float64{{1}, {2, 3}, {4}}, "channels"},
+	} {
+		if _, err := stagnb.DirichletEnergy(c.el, c.x); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
+		}
 	}
 }
 
