@@ -14,6 +14,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/train"
 	"github.com/gomlx/gomlx/ml/train/loss"
+	"github.com/gomlx/gomlx/support/exceptions"
 	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/stagnb"
 )
@@ -23,6 +24,19 @@ type GraphBatch struct {
 	Edges    *stagnb.EdgeList // with NodeGraph and NumGraphs set
 	Features []float32        // num_nodes × NumFeatures
 	Labels   []float32        // one per graph
+}
+
+// check panics, naming the caller fn, when b cannot be read as a batch of graphs with numFeatures
+// features per node.
+func (b *GraphBatch) check(fn string, numFeatures int) {
+	switch {
+	case b.Edges == nil:
+		exceptions.Panicf("models.%s: the batch has no edge list", fn)
+	case b.Edges.NodeGraph == nil || b.Edges.NumGraphs < 1:
+		exceptions.Panicf("models.%s: the batch's edge list has no node → graph index: set its NodeGraph and NumGraphs (NewGraphTask does)", fn)
+	case numFeatures < 1 || len(b.Features) != b.Edges.NumNodes*numFeatures:
+		exceptions.Panicf("models.%s: the batch has %d feature values, want num_nodes × numFeatures = %d × %d", fn, len(b.Features), b.Edges.NumNodes, numFeatures)
+	}
 }
 
 // GraphTask is a graph-regression problem: the train, validation and test batches, each
@@ -59,14 +73,20 @@ func NewGraphTask(ds *datasets.MoleculeDataset) (*GraphTask, error) {
 // activation, a SUM readout over each molecule's atoms, then Linear(Hidden, Hidden) → ReLU →
 // Linear(Hidden, 1) (the MLE code's architecture).
 type GraphRegressor struct {
+	// Layers is the number of GCN layers (≥ 1), all Hidden wide, as the readout's hidden layer.
 	Layers, Hidden int
-	Noise          *stagnb.Noise
-	Placement      stagnb.Placement
-	Activation     string
+	// Noise is the stochastic aggregation of every GCN layer (nil for the deterministic model).
+	Noise *stagnb.Noise
+	// Placement is where the noise sits in each GCN layer relative to its weights.
+	Placement stagnb.Placement
+	// Activation follows every GCN layer: "relu" (the paper) or "elu".
+	Activation string
 }
 
 // Predict returns the predictions `Float32[num_graphs]` for batch b.
 func (m *GraphRegressor) Predict(scope *model.Scope, g *Graph, b *GraphBatch, numFeatures int) *Node {
+	checkDepth("GraphRegressor", m.Layers, m.Hidden)
+	b.check("GraphRegressor.Predict", numFeatures)
 	edges := b.Edges.Const(g)
 	act := activationFn(m.Activation)
 	h := Reshape(Const(g, b.Features), b.Edges.NumNodes, numFeatures)

@@ -7,6 +7,7 @@ import (
 	"github.com/gomlx/gomlx/ml/layers"
 	"github.com/gomlx/gomlx/ml/layers/activation"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/support/exceptions"
 	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/stagnb"
 )
@@ -58,8 +59,10 @@ func newNodeTask(p *datasets.Planetoid, selfLoops bool, norm stagnb.Norm, x data
 // GCN is a stack of STAG GCN layers for node classification: Layers layers of width Hidden
 // (the last one NumClasses wide, no activation), with Noise on every aggregation.
 type GCN struct {
+	// Layers is the number of GCN layers (≥ 1), Hidden the width of all but the last.
 	Layers, Hidden int
-	Noise          *stagnb.Noise
+	// Noise is the stochastic aggregation of every layer (nil for the deterministic GCN).
+	Noise *stagnb.Noise
 	// FirstPlacement is the first layer's placement, OtherPlacement the other layers'.
 	FirstPlacement, OtherPlacement stagnb.Placement
 	// Activation between layers: "relu" (the paper) or "elu" (its code's default).
@@ -76,6 +79,7 @@ type GCN struct {
 // Logits builds the model and returns `Float32[num_nodes, num_classes]`. The layers are scoped
 // "layer_0", "layer_1", … under scope.
 func (m *GCN) Logits(scope *model.Scope, g *Graph, task *NodeTask) *Node {
+	checkDepth("GCN", m.Layers, m.Hidden)
 	edges := task.Edges.Const(g)
 	act := activationFn(m.Activation)
 	var h *Node
@@ -122,8 +126,12 @@ func (m *GCN) Logits(scope *model.Scope, g *Graph, task *NodeTask) *Node {
 }
 
 // activationFn returns the named activation: "elu" (α = 1, torch's default, which GoMLX lacks)
-// or any name of GoMLX's activation package ("relu", "tanh", …).
+// or any name of GoMLX's activation package ("relu", "tanh", "none", …). An empty name, a model
+// struct's zero value, panics rather than build a silently linear network.
 func activationFn(name string) func(*Node) *Node {
+	if name == "" {
+		exceptions.Panicf(`models: the model's Activation is empty: name one ("relu", "elu", "tanh", …, or "none" for a linear network)`)
+	}
 	if name == "elu" {
 		return func(x *Node) *Node {
 			return Where(GreaterThan(x, ZerosLike(x)), x, AddScalar(Exp(MinScalar(x, 0)), -1))

@@ -16,12 +16,14 @@ import (
 )
 
 // TrainConfig is a training protocol for node classification. DefaultTrainConfig gives the one
-// behind the paper's Table 2 as the original code ran it.
+// behind the paper's Table 2 as the original code ran it. TrainGraphRegressor takes it too, and
+// uses all but MCVote, SelectFinal and Inspect.
 type TrainConfig struct {
-	// LearningRate of Adam (paper and code: 5e-3).
+	// LearningRate of Adam (code and the paper's main text: 5e-3; its appendix says 5e-4).
 	LearningRate float64 `json:"learning_rate"`
 	// WeightDecayFirst is the L2 penalty on the first layer only, as torch's Adam weight_decay
-	// (gradient + wd·θ, i.e. loss + wd/2·‖θ‖²), on its weights and bias (code: 5e-3).
+	// (gradient + wd·θ, i.e. loss + wd/2·‖θ‖²), on its weights and bias (code and main text: 5e-3;
+	// the appendix says 5e-4).
 	WeightDecayFirst float64 `json:"weight_decay_first"`
 	// Epochs of full-batch training (code: 3000; the paper's text says 2000 with early stopping).
 	Epochs int `json:"epochs"`

@@ -104,11 +104,12 @@ func (o VIObjective) String() string {
 	return fmt.Sprintf("VIObjective(%d)", int(o))
 }
 
-// VIHyper are the hyperparameters of the paper's Table 9. As the original code used them: Mu0 is
-// the standard deviation of the random Normal(1, Mu0) initialisation of μ (of the per-feature μ,
-// or of the amortised μ head's bias; unused by PosteriorR, whose μ starts at 1), LogSigma0 the
-// initial log σ (or log σ head bias), SigmaPrior the standard deviation of the prior
-// Normal(1, SigmaPrior).
+// VIHyper are the hyperparameters of the paper's Table 9, used as the original code used them,
+// which is not what the paper's appendix says of μ0: there μ0 is the initial value of μ (the
+// initial bias of the head that predicts μ); in the code, and here, Mu0 is the standard deviation
+// of the random Normal(1, Mu0) initialisation of μ (of the per-feature μ, or of the amortised μ
+// head's bias; unused by PosteriorR, whose μ starts at 1). LogSigma0 is the initial log σ (or log σ
+// head bias), SigmaPrior the standard deviation of the prior Normal(1, SigmaPrior).
 type VIHyper struct {
 	Mu0        float64 `json:"mu0"`
 	LogSigma0  float64 `json:"log_sigma0"`

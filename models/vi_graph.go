@@ -73,6 +73,7 @@ func (m *VIGraphRegressor) Predict(scope *model.Scope, g *Graph, b *GraphBatch, 
 	if m.Hyper.SigmaPrior <= 0 {
 		exceptions.Panicf("models.VIGraphRegressor: σ_prior=%g must be > 0", m.Hyper.SigmaPrior)
 	}
+	b.check("VIGraphRegressor.Predict", numFeatures)
 	edges := b.Edges.Const(g)
 	numEdges := b.Edges.NumEdges()
 	act := activationFn(m.Activation)
