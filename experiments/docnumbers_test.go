@@ -1,0 +1,155 @@
+package experiments
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stagnb/stagnb/models"
+	"github.com/stagnb/stagnb/models/paper"
+)
+
+// quotedComparison matches a result quoted in prose: "79.42 ± 0.17 against the paper's 79.46 ± 0.31
+// (Δ/σ −0.11)", the Δ/σ optional, whitespace already collapsed to single spaces.
+var quotedComparison = regexp.MustCompile(`(\d+\.\d+ ± \d+\.\d+) against (?:the paper's |paper's )?(\d+\.\d+ ± \d+\.\d+)(?:(?:,| \() ?Δ/σ ([+−-]?\d+\.\d+))?`)
+
+// quotedMeanStd matches any "mean ± std" quoted in prose.
+var quotedMeanStd = regexp.MustCompile(`\d+\.\d+ ± \d+\.\d+`)
+
+// TestDocNumbersMatchRecords checks every comparison with the paper that the README, results/README
+// and the notebooks' Markdown quote in prose ("ours ± σ against the paper's mean ± σ (Δ/σ d)")
+// against the committed full-protocol records: each must be a recorded cell of ours beside the
+// paper's number for the same cell, formatted as the tables format them, with the Δ/σ the tables
+// compute. Every other "mean ± std" quoted must be a recorded cell of ours (at the tables'
+// precision or rounded to one decimal) or a number of the paper, unless the prose says it comes
+// from git history. Prose is typed by people; this keeps it to what the records say.
+func TestDocNumbersMatchRecords(t *testing.T) {
+	all, err := models.ReadRecords(filepath.Join("..", "results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []models.Record
+	for _, r := range all {
+		if !r.Spec.Quick {
+			recs = append(recs, r)
+		}
+	}
+	type cell struct{ ours, paper string }
+	known := map[cell][]string{} // → the Δ/σ of each recorded cell with these two numbers
+	numbers := map[string]bool{} // every recorded cell of ours and every number of the paper
+	for _, e := range paper.Entries() {
+		numbers[e.Format()] = true
+	}
+	for _, c := range Comparisons(recs) {
+		if c.Seeds >= 2 {
+			numbers[paper.FormatMeanStd(c.Metric, c.OursMean, c.OursStd, true)] = true
+			numbers[strconv.FormatFloat(c.OursMean, 'f', 1, 64)+" ± "+strconv.FormatFloat(c.OursStd, 'f', 1, 64)] = true
+		}
+		if !c.HavePaper || c.Seeds < 2 {
+			continue
+		}
+		k := cell{paper.FormatMeanStd(c.Metric, c.OursMean, c.OursStd, true), c.Paper.Format()}
+		d, ok := c.DeltaSigma()
+		if ok {
+			known[k] = append(known[k], strconv.FormatFloat(d, 'f', 2, 64))
+		} else {
+			known[k] = append(known[k], "")
+		}
+	}
+	if len(known) < 40 {
+		t.Fatalf("only %d recorded cells with the paper's number beside them under results/: expected the committed Table 2, 3 and 8 records", len(known))
+	}
+
+	docs := map[string]string{}
+	for _, name := range []string{"README.md", filepath.Join("results", "README.md")} {
+		b, err := os.ReadFile(filepath.Join("..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[name] = string(b)
+	}
+	notebooks, err := filepath.Glob(filepath.Join("..", "notebooks", "*.ipynb"))
+	if err != nil || len(notebooks) == 0 {
+		t.Fatalf("no notebooks found (%v)", err)
+	}
+	for _, path := range notebooks {
+		md, err := markdownCells(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[filepath.Join("notebooks", filepath.Base(path))] = md
+	}
+
+	space := regexp.MustCompile(`\s+`)
+	quotes := 0
+	for name, text := range docs {
+		text = space.ReplaceAllString(text, " ")
+		for _, loc := range quotedMeanStd.FindAllStringIndex(text, -1) {
+			q := text[loc[0]:loc[1]]
+			if !numbers[q] && !strings.Contains(text[max(0, loc[0]-120):loc[0]], "git history") {
+				t.Errorf("%s: %q: neither a recorded cell of ours nor a number of the paper", name, text[max(0, loc[0]-60):loc[1]])
+			}
+		}
+		for _, m := range quotedComparison.FindAllStringSubmatch(text, -1) {
+			quotes++
+			k := cell{m[1], m[2]}
+			deltas, ok := known[k]
+			if !ok {
+				t.Errorf("%s: %q: no recorded cell of ours is %s beside the paper's %s", name, m[0], m[1], m[2])
+				continue
+			}
+			if m[3] == "" {
+				continue
+			}
+			want := strings.TrimPrefix(strings.ReplaceAll(m[3], "−", "-"), "+")
+			found := false
+			for _, d := range deltas {
+				found = found || d == want || (want == "0.00" && d == "-0.00")
+			}
+			if !found {
+				t.Errorf("%s: %q: the tables compute Δ/σ %v for this cell", name, m[0], deltas)
+			}
+		}
+	}
+	if quotes < 30 {
+		t.Errorf("found %d quoted comparisons in the docs, expected at least 30: has their wording changed? Update quotedComparison", quotes)
+	}
+}
+
+// markdownCells returns the text of a notebook's Markdown cells.
+func markdownCells(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	var nb struct {
+		Cells []struct {
+			CellType string          `json:"cell_type"`
+			Source   json.RawMessage `json:"source"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(b, &nb); err != nil {
+		return "", err
+	}
+	var sb strings.Builder
+	for _, c := range nb.Cells {
+		if c.CellType != "markdown" {
+			continue
+		}
+		var lines []string
+		if err := json.Unmarshal(c.Source, &lines); err != nil {
+			var one string
+			if err := json.Unmarshal(c.Source, &one); err != nil {
+				return "", err
+			}
+			lines = []string{one}
+		}
+		sb.WriteString(strings.Join(lines, ""))
+		sb.WriteString("\n")
+	}
+	return sb.String(), nil
+}
