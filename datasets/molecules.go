@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,7 +197,8 @@ func LoadFreeSolv(r *Resolver) (*MoleculeDataset, error) {
 // molecule per row. Quoted fields and CRLF line ends are fine; whitespace around the
 // SMILES and the label is ignored. A SMILES that cannot be read fails the load with a
 // *MoleculeRowError (line, row, and the position inside the SMILES), unless
-// opts.SkipInvalid is set.
+// opts.SkipInvalid is set. A header naming a wanted column twice, a label that is not a
+// finite number (NaN and ±Inf are rejected), and a file without data rows are errors.
 func ParseMoleculeCSV(name string, data io.Reader, opts MoleculeOptions) (*MoleculeDataset, error) {
 	spec, err := moleculeSpecFor(name)
 	if err != nil {
@@ -212,12 +214,20 @@ func ParseMoleculeCSV(name string, data io.Reader, opts MoleculeOptions) (*Molec
 		return nil, fmt.Errorf("%s: header: %w", name, err)
 	}
 	col := func(want string) (int, error) {
+		found := -1
 		for i, h := range header {
-			if strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) == want {
-				return i, nil
+			if strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) != want {
+				continue
 			}
+			if found >= 0 {
+				return 0, fmt.Errorf("%s: the header names column %q twice (fields %d and %d)", name, want, found+1, i+1)
+			}
+			found = i
 		}
-		return 0, fmt.Errorf("%s: the header has no column %q (columns: %q)", name, want, header)
+		if found < 0 {
+			return 0, fmt.Errorf("%s: the header has no column %q (columns: %q)", name, want, header)
+		}
+		return found, nil
 	}
 	smilesIdx, err := col(spec.smilesCol)
 	if err != nil {
@@ -249,6 +259,11 @@ func ParseMoleculeCSV(name string, data io.Reader, opts MoleculeOptions) (*Molec
 			return nil, fmt.Errorf("%s: line %d (data row %d): label %q in column %q is not a number",
 				name, labelLine, row, labelText, spec.labelCol)
 		}
+		if math.IsNaN(label) || math.IsInf(label, 0) {
+			labelLine, _ := cr.FieldPos(labelIdx)
+			return nil, fmt.Errorf("%s: line %d (data row %d): label %q in column %q is not a finite number",
+				name, labelLine, row, labelText, spec.labelCol)
+		}
 		mol, err := FeaturizeSMILES(smi)
 		if err != nil {
 			if opts.SkipInvalid {
@@ -259,6 +274,9 @@ func ParseMoleculeCSV(name string, data io.Reader, opts MoleculeOptions) (*Molec
 		}
 		mol.Row, mol.ID, mol.Label = row, strings.Clone(rec[idIdx]), label
 		ds.Molecules = append(ds.Molecules, mol)
+	}
+	if len(ds.Molecules) == 0 && len(ds.Skipped) == 0 {
+		return nil, fmt.Errorf("%s: no data rows after the header", name)
 	}
 	return ds, nil
 }
@@ -302,6 +320,8 @@ type MoleculeSplit struct{ Train, Val, Test []int }
 //
 // For ESOL the shuffled order starts 69, 789, 142, 178, 870, …; for FreeSolv 114, 61, 617,
 // 39, 273, …
+//
+// It panics if n is negative (see PythonShuffle).
 func PaperMoleculeSplit(n int) MoleculeSplit {
 	perm := PythonShuffle(n, PaperSplitSeed)
 	a, b := int(0.8*float64(n)), int(0.9*float64(n))

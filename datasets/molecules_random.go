@@ -6,6 +6,8 @@ package datasets
 // algorithms are those of CPython's Modules/_randommodule.c and Lib/random.py, unchanged
 // from Python 3.2 to 3.13.
 
+import "fmt"
+
 const (
 	mtN         = 624
 	mtM         = 397
@@ -94,22 +96,31 @@ func (r *PythonRandom) Uint32() uint32 {
 	return y
 }
 
-// GetRandBits is random.getrandbits(k) for 0 ≤ k ≤ 64.
+// GetRandBits is random.getrandbits(k) for 0 ≤ k ≤ 64: a uniform integer in [0, 2^k).
+// It panics if k is negative or above 64 (Python raises ValueError for k < 0 and returns
+// more bits than a uint64 holds for k > 64).
 func (r *PythonRandom) GetRandBits(k int) uint64 {
-	if k <= 0 {
+	if k < 0 || k > 64 {
+		panic(fmt.Sprintf("datasets.PythonRandom.GetRandBits: k = %d, want 0 ≤ k ≤ 64", k))
+	}
+	if k == 0 {
 		return 0
 	}
 	if k <= 32 {
 		return uint64(r.Uint32() >> (32 - k))
 	}
 	lo := uint64(r.Uint32())
-	hi := uint64(r.Uint32() >> (64 - min(k, 64)))
+	hi := uint64(r.Uint32() >> (64 - k))
 	return lo | hi<<32
 }
 
 // RandBelow is random.Random._randbelow(n) (the getrandbits variant): a uniform integer in
-// [0, n), by rejection sampling over bit_length(n) bits. n must be positive.
+// [0, n), by rejection sampling over bit_length(n) bits. It panics if n is not positive
+// (Python raises ValueError for n ≤ 0; without the check n = 0 would loop forever).
 func (r *PythonRandom) RandBelow(n int) int {
+	if n <= 0 {
+		panic(fmt.Sprintf("datasets.PythonRandom.RandBelow: n = %d, want n ≥ 1", n))
+	}
 	k := 0
 	for v := uint64(n); v > 0; v >>= 1 {
 		k++
@@ -130,8 +141,11 @@ func (r *PythonRandom) ShuffleInts(x []int) {
 }
 
 // PythonShuffle returns list(range(n)) after random.Random(seed).shuffle: for n = 10 and
-// seed 2666 that is [0 9 3 5 2 1 6 7 8 4].
+// seed 2666 that is [0 9 3 5 2 1 6 7 8 4]. It panics if n is negative.
 func PythonShuffle(n int, seed uint64) []int {
+	if n < 0 {
+		panic(fmt.Sprintf("datasets.PythonShuffle: n = %d, want n ≥ 0", n))
+	}
 	x := make([]int, n)
 	for i := range x {
 		x[i] = i

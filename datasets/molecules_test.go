@@ -360,6 +360,61 @@ func TestPythonRandom(t *testing.T) {
 	}
 }
 
+// wantPanic fails unless f panics, within 5 s, with a message containing every one of subs.
+// f runs in its own goroutine so that a call that never returns fails the test instead of
+// hanging it.
+func wantPanic(t *testing.T, f func(), subs ...string) {
+	t.Helper()
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		f()
+	}()
+	select {
+	case v := <-done:
+		if v == nil {
+			t.Fatalf("no panic, want one containing %q", subs)
+		}
+		msg := fmt.Sprint(v)
+		for _, s := range subs {
+			if !strings.Contains(msg, s) {
+				t.Fatalf("panic %q does not contain %q", msg, s)
+			}
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no return within 5 s, want a panic containing %q", subs)
+	}
+}
+
+func TestPythonRandomBadInput(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    func()
+		want []string
+	}{
+		{"RandBelow(0)", func() { NewPythonRandom(1).RandBelow(0) }, []string{"RandBelow", "n = 0"}},
+		{"RandBelow(-5)", func() { NewPythonRandom(1).RandBelow(-5) }, []string{"RandBelow", "n = -5"}},
+		{"GetRandBits(65)", func() { NewPythonRandom(1).GetRandBits(65) }, []string{"GetRandBits", "k = 65", "≤ 64"}},
+		{"GetRandBits(-1)", func() { NewPythonRandom(1).GetRandBits(-1) }, []string{"GetRandBits", "k = -1"}},
+		{"PythonShuffle(-1)", func() { PythonShuffle(-1, 7) }, []string{"PythonShuffle", "n = -1"}},
+		{"PaperMoleculeSplit(-1)", func() { PaperMoleculeSplit(-1) }, []string{"PythonShuffle", "n = -1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) { wantPanic(t, c.f, c.want...) })
+	}
+	// the edges of the valid ranges still work
+	r := NewPythonRandom(5)
+	if v := r.RandBelow(1); v != 0 {
+		t.Errorf("RandBelow(1) = %d, want 0", v)
+	}
+	if v := r.GetRandBits(0); v != 0 {
+		t.Errorf("GetRandBits(0) = %d, want 0", v)
+	}
+	_ = r.GetRandBits(64)
+	if s := PaperMoleculeSplit(0); len(s.Train)+len(s.Val)+len(s.Test) != 0 {
+		t.Errorf("PaperMoleculeSplit(0) = %+v", s)
+	}
+}
+
 // esolHeader is the header of delaney-processed.csv.
 const esolHeader = "Compound ID,ESOL predicted log solubility in mols per litre,Minimum Degree,Molecular Weight," +
 	"Number of H-Bond Donors,Number of Rings,Number of Rotatable Bonds,Polar Surface Area," +
@@ -440,6 +495,19 @@ func TestParseMoleculeCSVBadInput(t *testing.T) {
 		{"bad label", "iupac,smiles,expt,calc\nx,C,1,1\ny,CC,n/a,1\n", []string{"line 3 (data row 1)", `label "n/a"`}},
 		{"short row", "iupac,smiles,expt,calc\nx,C\n", []string{"data row 0", "wrong number of fields"}},
 		{"bad quote", "iupac,smiles,expt,calc\n\"x,C,1,1\n", []string{"data row 0"}},
+		{"NaN label", "iupac,smiles,expt,calc\nx,C,1,1\ny,CC,NaN,1\n",
+			[]string{"freesolv: line 3 (data row 1)", `label "NaN" in column "expt" is not a finite number`}},
+		{"nan label", "iupac,smiles,expt,calc\nx,C, nan ,1\n", []string{"line 2 (data row 0)", `label "nan"`, "not a finite number"}},
+		{"Inf label", "iupac,smiles,expt,calc\nx,C,Inf,1\n", []string{"line 2 (data row 0)", `label "Inf"`, "not a finite number"}},
+		{"+Inf label", "iupac,smiles,expt,calc\r\nx,C,1,1\r\ny,CC,+Inf,1\r\n", []string{"line 3 (data row 1)", `label "+Inf"`, "not a finite number"}},
+		{"-Infinity label", "iupac,smiles,expt,calc\nx,C,-Infinity,1\n", []string{"line 2 (data row 0)", `label "-Infinity"`, "not a finite number"}},
+		{"overflowing label", "iupac,smiles,expt,calc\nx,C,1e999,1\n", []string{"line 2 (data row 0)", `label "1e999"`}},
+		{"header only", "iupac,smiles,expt,calc\r\n", []string{"freesolv: no data rows"}},
+		{"header only without newline", "iupac,smiles,expt,calc", []string{"freesolv: no data rows"}},
+		{"header and blank lines", "iupac,smiles,expt,calc\n\n\n", []string{"freesolv: no data rows"}},
+		{"duplicate column", "iupac,smiles,expt,smiles\nx,C,1,CC\n", []string{`freesolv: the header names column "smiles" twice (fields 2 and 4)`}},
+		{"duplicate label column", "expt,iupac,smiles,calc,expt\nx,C,1,1,2\n", []string{`column "expt" twice (fields 1 and 5)`}},
+		{"duplicate after trimming", "\ufeffiupac,smiles,expt, iupac \nx,C,1,y\n", []string{`column "iupac" twice (fields 1 and 4)`}},
 		{"unknown dataset", "a\n", []string{"unknown molecule dataset"}},
 	} {
 		name := "freesolv"
@@ -448,6 +516,50 @@ func TestParseMoleculeCSVBadInput(t *testing.T) {
 		}
 		_, err := ParseMoleculeCSV(name, strings.NewReader(c.data), MoleculeOptions{})
 		t.Run(c.name, func(t *testing.T) { wantError(t, err, c.want...) })
+	}
+}
+
+func TestParseMoleculeCSVEdgeCases(t *testing.T) {
+	// a column the dataset does not use may repeat
+	ds, err := ParseMoleculeCSV("freesolv", strings.NewReader("iupac,calc,smiles,expt,calc\nx,1,C,-1.5,2\n"), MoleculeOptions{})
+	if err != nil || len(ds.Molecules) != 1 || ds.Molecules[0].Label != -1.5 {
+		t.Errorf("repeated unused column: %+v, %v", ds, err)
+	}
+	// rows that are all skipped are reported as skipped, not as a file without data rows
+	ds, err = ParseMoleculeCSV("freesolv", strings.NewReader("iupac,smiles,expt,calc\nx,C1,1,1\n"), MoleculeOptions{SkipInvalid: true})
+	if err != nil || len(ds.Molecules) != 0 || len(ds.Skipped) != 1 {
+		t.Errorf("all rows skipped: %+v, %v", ds, err)
+	}
+}
+
+// TestLoadMoleculesBadFile checks that a file-level error names the file: the file is put
+// in a data directory and the freesolv spec is pointed at its checksum for the test.
+func TestLoadMoleculesBadFile(t *testing.T) {
+	saved := moleculeSpecs["freesolv"]
+	t.Cleanup(func() { moleculeSpecs["freesolv"] = saved })
+	for _, c := range []struct {
+		name, data string
+		want       []string
+	}{
+		{"header only", "iupac,smiles,expt,calc\r\n", []string{"no data rows"}},
+		{"duplicate column", "iupac,smiles,expt,expt\r\nx,C,1,2\r\n", []string{`column "expt" twice`}},
+		{"infinite label", "iupac,smiles,expt,calc\r\nx,C,-inf,2\r\n", []string{"line 2 (data row 0)", "not a finite number"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "freesolv", "SAMPL.csv")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(c.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			spec := saved
+			spec.file.SHA256 = sha256Hex(c.data)
+			moleculeSpecs["freesolv"] = spec
+			_, err := LoadFreeSolv(&Resolver{Dir: dir})
+			wantError(t, err, append([]string{p + ": freesolv: "}, c.want...)...)
+		})
 	}
 }
 

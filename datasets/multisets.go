@@ -26,8 +26,13 @@ func (m Multiset) Size() int {
 }
 
 // Values lists the elements with multiplicity, in the order of the underlying set,
-// e.g. {−4, −4, 1} for counts (2,0,0,1,0,0) over ToyElements.
+// e.g. {−4, −4, 1} for counts (2,0,0,1,0,0) over ToyElements. It panics if elements is
+// shorter than m.Counts.
 func (m Multiset) Values(elements []float64) []float64 {
+	if len(elements) < len(m.Counts) {
+		panic(fmt.Sprintf("datasets.Multiset.Values: len(elements) = %d, want at least len(m.Counts) = %d",
+			len(elements), len(m.Counts)))
+	}
 	vals := make([]float64, 0, m.Size())
 	for i, c := range m.Counts {
 		for range c {
@@ -51,12 +56,15 @@ func Multisets(numElements, maxMultiplicity int) ([]Multiset, error) {
 	if numElements <= 0 || maxMultiplicity <= 0 {
 		return nil, fmt.Errorf("multisets: numElements=%d maxMultiplicity=%d, want both ≥ 1", numElements, maxMultiplicity)
 	}
+	// Check the limit before each multiplication, so that neither maxMultiplicity+1 nor
+	// the running product can overflow.
+	const limit = 1 << 24
 	total := 1
 	for range numElements {
-		total *= maxMultiplicity + 1
-		if total > 1<<24 {
+		if maxMultiplicity >= limit || total > limit/(maxMultiplicity+1) {
 			return nil, fmt.Errorf("multisets: (%d+1)^%d multisets is too many (limit 2^24)", maxMultiplicity, numElements)
 		}
+		total *= maxMultiplicity + 1
 	}
 	sets := make([]Multiset, 0, total-1)
 	for code := 1; code < total; code++ {

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 )
@@ -62,5 +63,44 @@ func TestMultisetsBadInput(t *testing.T) {
 		if _, err := Multisets(c[0], c[1]); err == nil {
 			t.Errorf("Multisets(%d, %d) gave no error", c[0], c[1])
 		}
+	}
+}
+
+func TestMultisetsTooMany(t *testing.T) {
+	for _, c := range [][2]int{
+		{1, math.MaxInt},     // maxMultiplicity+1 overflows
+		{2, math.MaxInt / 2}, // the product overflows
+		{1, 1 << 24},         // 2^24+1 multisets, one over the limit
+		{3, 1 << 12},
+		{25, 1},
+		{math.MaxInt, 1},
+		{math.MaxInt, math.MaxInt},
+	} {
+		_, err := Multisets(c[0], c[1])
+		t.Run(fmt.Sprint(c), func(t *testing.T) { wantError(t, err, "multisets: ", "too many", "limit 2^24") })
+	}
+	if _, err := ComputeMultisetStats([]float64{1}, math.MaxInt); err == nil {
+		t.Error("ComputeMultisetStats([1], MaxInt) gave no error")
+	}
+}
+
+func TestMultisetValues(t *testing.T) {
+	m := Multiset{Counts: []int{2, 0, 1}}
+	for _, c := range []struct {
+		elements []float64
+		want     []float64
+	}{
+		{[]float64{1, 2, 3}, []float64{1, 1, 3}},
+		{[]float64{1, 2, 3, 4}, []float64{1, 1, 3}}, // extra elements are not used
+	} {
+		if got := m.Values(c.elements); !slices.Equal(got, c.want) {
+			t.Errorf("Values(%v) = %v, want %v", c.elements, got, c.want)
+		}
+	}
+	for _, elements := range [][]float64{nil, {1, 2}} {
+		t.Run(fmt.Sprint(len(elements)), func(t *testing.T) {
+			wantPanic(t, func() { m.Values(elements) }, "Multiset.Values",
+				fmt.Sprintf("len(elements) = %d", len(elements)), "len(m.Counts) = 3")
+		})
 	}
 }

@@ -67,24 +67,45 @@ func NewResolver() *Resolver {
 
 // Path returns the local path of f, verified against its checksum, downloading it
 // into the cache if needed. Errors name the file and every place that was tried.
+//
+// A copy in Dir with the wrong checksum is an error (the user's directory is never
+// overwritten or skipped). A cached copy with the wrong checksum is downloaded again
+// when downloads are possible, and is otherwise an error that names the file to delete.
 func (r *Resolver) Path(f File) (string, error) {
 	rel := filepath.FromSlash(f.Path)
+	canDownload := r.Download && r.CacheDir != "" && f.URL != ""
 	var tried []string
-	for _, root := range []string{r.Dir, r.CacheDir} {
-		if root == "" {
-			continue
-		}
-		p := filepath.Join(root, rel)
+	if r.Dir != "" {
+		p := filepath.Join(r.Dir, rel)
 		if _, err := os.Stat(p); err != nil {
 			tried = append(tried, p+" (absent)")
-			continue
+		} else if err := VerifySHA256(p, f.SHA256); err != nil {
+			// Never overwrite or skip a file in the user's own directory.
+			return "", fmt.Errorf("dataset file %s in %s (%s): %w; replace or remove %s",
+				f.Path, DataDirEnv, r.Dir, err, p)
+		} else {
+			return p, nil
 		}
-		if err := VerifySHA256(p, f.SHA256); err != nil {
-			return "", err
-		}
-		return p, nil
 	}
-	if !r.Download || r.CacheDir == "" || f.URL == "" {
+	if r.CacheDir != "" {
+		p := filepath.Join(r.CacheDir, rel)
+		if _, err := os.Stat(p); err != nil {
+			tried = append(tried, p+" (absent)")
+		} else if err := VerifySHA256(p, f.SHA256); err != nil {
+			if !canDownload {
+				return "", fmt.Errorf("dataset file %s in the cache: %w; delete %s so that it can be downloaded again",
+					f.Path, err, p)
+			}
+			// A corrupt or outdated cached copy is replaced by a fresh download.
+			if r.Logf != nil {
+				r.Logf("cached %s does not match its checksum (%v); downloading it again", p, err)
+			}
+			tried = append(tried, p+" (checksum mismatch)")
+		} else {
+			return p, nil
+		}
+	}
+	if !canDownload {
 		return "", fmt.Errorf("dataset file %s not found: tried %s; set %s to a directory holding it",
 			f.Path, strings.Join(tried, ", "), DataDirEnv)
 	}
@@ -116,7 +137,8 @@ func (r *Resolver) ReadFile(f File) ([]byte, string, error) {
 }
 
 // download fetches f.URL into dst atomically: the bytes go to a temporary file in dst's
-// directory, are checked against f.SHA256, and only then renamed to dst.
+// directory, are checked against f.SHA256, synced to disk, made mode 0644, and only then
+// renamed to dst (replacing any old file there).
 func (r *Resolver) download(f File, dst string) error {
 	client := r.Client
 	if client == nil {
@@ -150,12 +172,24 @@ func (r *Resolver) download(f File, dst string) error {
 		tmp.Close()
 		return fmt.Errorf("GET %s: reading body: %w", f.URL, err)
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
+		tmp.Close()
 		return fmt.Errorf("GET %s: checksum mismatch for %s: sha256 %s, want %s (nothing was written to the cache)",
 			f.URL, f.Path, got, f.SHA256)
+	}
+	// CreateTemp makes the file 0600; a cache file is as readable as any other.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	// Flush the bytes to disk before the rename makes them visible under dst, so that a
+	// crash cannot leave a renamed but empty or partial file behind.
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
 	}
 	return os.Rename(tmp.Name(), dst)
 }

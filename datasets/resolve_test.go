@@ -3,11 +3,13 @@ package datasets
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -76,6 +78,7 @@ func TestResolveDownload(t *testing.T) {
 	if files := regularFiles(t, cache); len(files) != 1 {
 		t.Errorf("cache holds %v, want only the downloaded file", files)
 	}
+	wantMode(t, p, 0o644)
 
 	// The second call is served from the cache.
 	b, p2, err := r.ReadFile(f)
@@ -142,6 +145,125 @@ func TestResolveOrder(t *testing.T) {
 	wantError(t, err, inDir, "checksum mismatch")
 	if n := hits.Load(); n != 0 {
 		t.Errorf("server hit %d times, want 0", n)
+	}
+}
+
+// putFile writes content to root/rel (rel with forward slashes) and returns its path.
+func putFile(t *testing.T, root, rel, content string) string {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestResolveCorruptCache covers a cached file with the wrong checksum: it is downloaded
+// again when downloads are possible, and otherwise the error names the file to delete.
+func TestResolveCorruptCache(t *testing.T) {
+	const body = "0 1\n1 2\n"
+	for _, c := range []struct {
+		name     string
+		download bool
+		noURL    bool
+		want     []string // empty: the download replaces the cached file
+	}{
+		{name: "download", download: true},
+		{name: "offline", want: []string{"checksum mismatch", "delete"}},
+		{name: "no URL", download: true, noURL: true, want: []string{"checksum mismatch", "delete"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv, hits := fileServer(t, map[string]string{"/f": body})
+			cache := t.TempDir()
+			p := putFile(t, cache, "toy/f", "truncated")
+			f := File{Path: "toy/f", URL: srv.URL + "/f", SHA256: sha256Hex(body)}
+			if c.noURL {
+				f.URL = ""
+			}
+			var logged []string
+			r := &Resolver{Dir: t.TempDir(), CacheDir: cache, Download: c.download, Client: srv.Client(),
+				Logf: func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }}
+			got, err := r.Path(f)
+			if len(c.want) > 0 {
+				wantError(t, err, append([]string{"toy/f", p}, c.want...)...)
+				if b, _ := os.ReadFile(p); string(b) != "truncated" {
+					t.Errorf("the cached file was changed to %q", b)
+				}
+				if n := hits.Load(); n != 0 {
+					t.Errorf("server hit %d times, want 0", n)
+				}
+				return
+			}
+			if err != nil || got != p {
+				t.Fatalf("Path = %s, %v; want %s", got, err, p)
+			}
+			if b, err := os.ReadFile(p); err != nil || string(b) != body {
+				t.Errorf("cached file holds %q (%v), want %q", b, err, body)
+			}
+			if n := hits.Load(); n != 1 {
+				t.Errorf("server hit %d times, want 1", n)
+			}
+			if len(logged) == 0 || !strings.Contains(logged[0], p) || !strings.Contains(logged[0], "checksum") {
+				t.Errorf("log %q does not report the mismatch of %s", logged, p)
+			}
+			if files := regularFiles(t, cache); len(files) != 1 {
+				t.Errorf("cache holds %v, want only the downloaded file", files)
+			}
+			wantMode(t, p, 0o644)
+		})
+	}
+}
+
+// TestResolveCorruptCacheDownloadFails checks that when the new download fails too, the
+// error names the corrupt cached copy and the failed download.
+func TestResolveCorruptCacheDownloadFails(t *testing.T) {
+	srv, _ := fileServer(t, nil)
+	cache := t.TempDir()
+	p := putFile(t, cache, "toy/f", "old")
+	r := &Resolver{CacheDir: cache, Download: true, Client: srv.Client()}
+	_, err := r.Path(File{Path: "toy/f", URL: srv.URL + "/f", SHA256: sha256Hex("new")})
+	wantError(t, err, p+" (checksum mismatch)", "download failed", "404")
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Errorf("the cached file was changed to %q", b)
+	}
+}
+
+// TestResolveCorruptDataDir checks that a corrupt file in $STAGNB_DATA is an error that
+// names it, even when the cache holds a good copy and downloads are allowed, and that it
+// is left alone.
+func TestResolveCorruptDataDir(t *testing.T) {
+	const body = "good"
+	srv, hits := fileServer(t, map[string]string{"/f": body})
+	dir, cache := t.TempDir(), t.TempDir()
+	p := putFile(t, dir, "toy/f", "bad")
+	putFile(t, cache, "toy/f", body)
+	r := &Resolver{Dir: dir, CacheDir: cache, Download: true, Client: srv.Client()}
+	_, err := r.Path(File{Path: "toy/f", URL: srv.URL + "/f", SHA256: sha256Hex(body)})
+	wantError(t, err, "toy/f", DataDirEnv, p+": checksum mismatch", "replace or remove "+p)
+	if b, _ := os.ReadFile(p); string(b) != "bad" {
+		t.Errorf("the file in %s was changed to %q", DataDirEnv, b)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("server hit %d times, want 0", n)
+	}
+}
+
+// wantMode fails unless the file at p has permission bits mode (on systems with Unix
+// permissions).
+func wantMode(t *testing.T, p string, mode fs.FileMode) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		return
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Mode().Perm(); got != mode {
+		t.Errorf("%s has mode %v, want %v", p, got, mode)
 	}
 }
 

@@ -3,6 +3,8 @@ package smiles
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Error is a SMILES that could not be read: a syntax error found by Parse, or a chemistry
@@ -107,6 +109,17 @@ func (p *parser) errorf(pos int, format string, args ...any) error {
 	return &Error{SMILES: p.s, Pos: pos, Msg: fmt.Sprintf(format, args...)}
 }
 
+// charAt describes the character that starts at byte i of the SMILES for an error message:
+// the whole UTF-8 character quoted ('Ç', not its first byte 'Ã'), or the byte in hex if it
+// does not start valid UTF-8.
+func (p *parser) charAt(i int) string {
+	r, size := utf8.DecodeRuneInString(p.s[i:])
+	if r == utf8.RuneError && size <= 1 {
+		return fmt.Sprintf("byte 0x%02x (invalid UTF-8)", p.s[i])
+	}
+	return strconv.QuoteRune(r)
+}
+
 // parse is the main loop over the characters of the SMILES.
 func (p *parser) parse() error {
 	if p.s == "" {
@@ -176,7 +189,7 @@ func (p *parser) parse() error {
 		default:
 			a, ok := p.organicAtom()
 			if !ok {
-				return p.errorf(p.i, "unexpected character %q", c)
+				return p.errorf(p.i, "unexpected character %s", p.charAt(p.i))
 			}
 			p.addAtom(a)
 		}
@@ -352,7 +365,7 @@ func (p *parser) bracketAtom() (atom, error) {
 		a.z = z
 		p.i++
 	default:
-		return a, p.errorf(p.i, "expected an element symbol in bracket atom")
+		return a, p.errorf(p.i, "expected an element symbol in bracket atom, found %s", p.charAt(p.i))
 	}
 	// chirality
 	if p.i < len(p.s) && p.s[p.i] == '@' {
@@ -407,7 +420,7 @@ func (p *parser) bracketAtom() (atom, error) {
 		return a, p.errorf(start, "unclosed bracket atom")
 	}
 	if p.s[p.i] != ']' {
-		return a, p.errorf(p.i, "unexpected character %q in bracket atom", p.s[p.i])
+		return a, p.errorf(p.i, "unexpected character %s in bracket atom", p.charAt(p.i))
 	}
 	p.i++
 	return a, nil

@@ -191,6 +191,13 @@ func TestParseErrors(t *testing.T) {
 		{"[C@OH31](F)Cl", 5, "chirality permutation too large"},
 		{"[C@TB0]", 2, "at least 1"},
 		{"[CX]", 2, "unexpected character 'X' in bracket atom"},
+		// a non-ASCII character is named whole, not by its first byte ('Ã' for 'Ç')
+		{"CÇC", 1, "unexpected character 'Ç'"},
+		{"C→", 1, "unexpected character '→'"},
+		{"[CÇ]", 2, "unexpected character 'Ç' in bracket atom"},
+		{"[Ç]", 1, "expected an element symbol in bracket atom, found 'Ç'"},
+		{"[]", 1, "found ']'"},
+		{"C\xc3C", 1, "unexpected character byte 0xc3 (invalid UTF-8)"},
 		{"c1ccccc1)", 8, "')' without a matching '('"},
 	} {
 		m, err := Parse(c.smiles)
