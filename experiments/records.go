@@ -202,3 +202,21 @@ func RecordedPaperVsOurs(table string) (string, error) {
 	}
 	return md, nil
 }
+
+// RecordedAgreement is the Agreement summary of a paper table's recorded full-protocol runs
+// (RecordedRecords), followed by their GainsOverDeterministic table: how many cells land within
+// one and two σ of the paper, and whether the noise beats the deterministic GCN in ours as in the
+// paper. Like RecordedPaperVsOurs it never trains.
+func RecordedAgreement(table string) (string, error) {
+	t, err := PaperTableByName(table)
+	if err != nil {
+		return "", err
+	}
+	recs, _, err := RecordedRecords(table)
+	if err != nil {
+		return "", err
+	}
+	title := fmt.Sprintf("Table %d — full protocol, each row against the Deterministic row of its dataset and depth", t.Number)
+	return Agreement(recs) + "\n" + GainsOverDeterministic(title, recs), nil
+}
+

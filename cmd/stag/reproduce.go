@@ -122,7 +122,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	return writeComparison(stdout, table, specs, *out, *htmlOut, *plotDir)
 }
 
-// writeComparison prints the paper-vs-ours Markdown table of the specs' records under dir, writes
+// writeComparison prints the paper-vs-ours Markdown table of the specs' records under dir, with
+// its agreement summary and, where a Deterministic row is recorded, each row against it; writes
 // it as HTML to htmlPath when that is set, and saves the notebook's plots of the records in
 // plotDir when that is set.
 func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir, htmlPath, plotDir string) error {
@@ -140,8 +141,13 @@ func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir
 	if err := paper.WriteMarkdown(&md, title, comparisons); err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(stdout, "\n%s", md.String()); err != nil {
+	if _, err := fmt.Fprintf(stdout, "\n%s\n%s", md.String(), experiments.Agreement(recs)); err != nil {
 		return err
+	}
+	if slices.ContainsFunc(recs, func(r models.Record) bool { return r.Spec.Config == "deterministic" }) {
+		if _, err := fmt.Fprintf(stdout, "\n%s", experiments.GainsOverDeterministic("Against the Deterministic row: "+table, recs)); err != nil {
+			return err
+		}
 	}
 	if htmlPath != "" {
 		var html strings.Builder

@@ -76,7 +76,8 @@ func TestReproduceComparison(t *testing.T) {
 	}
 	got := stdout.String()
 	t.Logf("\n%s", got)
-	for _, want := range []string{"0 runs trained, 5 already recorded", "; wall time 0s\n", "79.34 ± 0.22", "| 5 |"} {
+	for _, want := range []string{"0 runs trained, 5 already recorded", "; wall time 0s\n", "79.34 ± 0.22", "| 5 |",
+		"**Agreement:** of 1 cell with a Δ/σ: 1 within |Δ/σ| ≤ 1 of the paper", "### Against the Deterministic row: table2", "No row to compare"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}

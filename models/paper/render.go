@@ -88,6 +88,26 @@ func (c Comparison) metric() (string, error) {
 	return m, nil
 }
 
+// Labels returns the row's dataset and configuration as the tables print them: Dataset and
+// Config where set, else (with a paper number) the paper entry's dataset name and row label, the
+// latter followed by the column label when that names the depth ("Normal(1, 0.8), 2 layers").
+func (c Comparison) Labels() (dataset, config string) {
+	dataset, config = c.Dataset, c.Config
+	if !c.HavePaper {
+		return dataset, config
+	}
+	if dataset == "" {
+		dataset = datasetName(c.Paper.Dataset)
+	}
+	if config == "" {
+		config = c.Paper.RowLabel
+		if strings.HasSuffix(c.Paper.ColumnLabel, "layers") {
+			config += ", " + c.Paper.ColumnLabel
+		}
+	}
+	return dataset, config
+}
+
 // datasetName returns the display name of a dataset key.
 func datasetName(key string) string {
 	switch key {
@@ -130,16 +150,8 @@ func render(rows []Comparison) (rendered, error) {
 		}
 		r := cells{dataset: c.Dataset, config: c.Config, paper: missing, ours: missing,
 			seeds: strconv.Itoa(c.Seeds), delta: missing, backend: c.Backend}
+		r.dataset, r.config = c.Labels()
 		if c.HavePaper {
-			if r.dataset == "" {
-				r.dataset = datasetName(c.Paper.Dataset)
-			}
-			if r.config == "" {
-				r.config = c.Paper.RowLabel
-				if strings.HasSuffix(c.Paper.ColumnLabel, "layers") {
-					r.config += ", " + c.Paper.ColumnLabel
-				}
-			}
 			r.paper = c.Paper.Format()
 			if !slices.ContainsFunc(tables, func(e Entry) bool { return e.Table == c.Paper.Table }) {
 				tables = append(tables, c.Paper)
