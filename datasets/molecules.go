@@ -31,12 +31,20 @@ type moleculeSpec struct {
 }
 
 // moleculeSpecs pins the files (README of the shared datasets, sections 2, 3 and 5). The
-// URLs are the MoleculeNet copies DeepChem's loaders download.
+// URLs are the MoleculeNet copies DeepChem's loaders download; whether their bytes are the pinned
+// ones could not be checked offline, so the copies where the pinned bytes were found follow as
+// mirrors.
 var moleculeSpecs = map[string]moleculeSpec{
 	"esol": {
 		file: File{
-			Path:   "esol/delaney-processed.csv",
-			URL:    "https://deepchemdata.s3-us-west-1.amazonaws.com/datasets/delaney-processed.csv",
+			Path: "esol/delaney-processed.csv",
+			URL:  "https://deepchemdata.s3-us-west-1.amazonaws.com/datasets/delaney-processed.csv",
+			// The three copies in which the pinned bytes were found (shared datasets README, §2).
+			Mirrors: []string{
+				"https://raw.githubusercontent.com/ajia90/smilestransformer/e5c7f96af1c49e9788057f5fa82bba20fea1bf8c/delaney-processed.csv",
+				"https://raw.githubusercontent.com/rohmadyudiutomo/p300/a047fa4c388f9a58f8fa04224212ae60a3fccdf6/delaney-processed.csv",
+				"https://raw.githubusercontent.com/concigabry/chemoinformatica/c272cda2b305cf573fd3dd5483476ce220bb9914/delaney-processed.csv",
+			},
 			SHA256: "8c06a76f0c6487d29ab0f903e6a7a7139f189ab3c1178f159c8be8964602f189",
 		},
 		reference: File{
@@ -49,8 +57,12 @@ var moleculeSpecs = map[string]moleculeSpec{
 	},
 	"freesolv": {
 		file: File{
-			Path:   "freesolv/SAMPL.csv",
-			URL:    "https://deepchemdata.s3-us-west-1.amazonaws.com/datasets/SAMPL.csv",
+			Path: "freesolv/SAMPL.csv",
+			URL:  "https://deepchemdata.s3-us-west-1.amazonaws.com/datasets/SAMPL.csv",
+			// The copy in which the pinned bytes were found (shared datasets README, §3).
+			Mirrors: []string{
+				"https://raw.githubusercontent.com/ajia90/smilestransformer/e5c7f96af1c49e9788057f5fa82bba20fea1bf8c/SAMPL.csv",
+			},
 			SHA256: "ab5895d914ee87cb563bd7b9611e869527bba45bec6b014d34dc495a0f9dcb72",
 		},
 		reference: File{

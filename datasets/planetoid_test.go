@@ -139,7 +139,7 @@ func TestPlanetoidFiles(t *testing.T) {
 		URL:    "https://raw.githubusercontent.com/kimiyoung/planetoid/af6abf468a772cc055bec88c52e4d6f51b7c37e3/data/ind.citeseer.test.index",
 		SHA256: "2af990671580b6b2df5d158d1038f8292e30c9cd821b5453f399659b25b723d4",
 	}
-	if files[7] != want {
+	if !reflect.DeepEqual(files[7], want) {
 		t.Errorf("files[7] = %+v, want %+v", files[7], want)
 	}
 	for _, f := range files {

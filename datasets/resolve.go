@@ -30,6 +30,9 @@ type File struct {
 	Path string
 	// URL is the file's canonical public address.
 	URL string
+	// Mirrors are other public addresses of the same bytes, tried in order when URL cannot be
+	// downloaded or gives other bytes (every copy is checked against SHA256).
+	Mirrors []string
 	// SHA256 is the lower-case hex sha256 of the file's bytes.
 	SHA256 string
 }
@@ -110,11 +113,19 @@ func (r *Resolver) Path(f File) (string, error) {
 			f.Path, strings.Join(tried, ", "), DataDirEnv)
 	}
 	p := filepath.Join(r.CacheDir, rel)
-	if err := r.download(f, p); err != nil {
-		return "", fmt.Errorf("dataset file %s not found (tried %s) and its download failed: %w",
-			f.Path, strings.Join(tried, ", "), err)
+	var failed []string
+	for _, url := range append([]string{f.URL}, f.Mirrors...) {
+		err := r.download(f, url, p)
+		if err == nil {
+			return p, nil
+		}
+		failed = append(failed, err.Error())
+		if r.Logf != nil && len(failed) <= len(f.Mirrors) {
+			r.Logf("%v; trying the next address", err)
+		}
 	}
-	return p, nil
+	return "", fmt.Errorf("dataset file %s not found (tried %s) and its download failed: %s",
+		f.Path, strings.Join(tried, ", "), strings.Join(failed, "; "))
 }
 
 // Open is Path followed by os.Open.
@@ -136,28 +147,28 @@ func (r *Resolver) ReadFile(f File) ([]byte, string, error) {
 	return b, p, err
 }
 
-// download fetches f.URL into dst atomically: the bytes go to a temporary file in dst's
+// download fetches f from url into dst atomically: the bytes go to a temporary file in dst's
 // directory, are checked against f.SHA256, synced to disk, made mode 0644, and only then
 // renamed to dst (replacing any old file there).
-func (r *Resolver) download(f File, dst string) error {
+func (r *Resolver) download(f File, url, dst string) error {
 	client := r.Client
 	if client == nil {
 		client = &http.Client{Timeout: 5 * time.Minute}
 	}
 	if r.Logf != nil {
-		r.Logf("downloading %s from %s", f.Path, f.URL)
+		r.Logf("downloading %s from %s", f.Path, url)
 	}
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, f.URL, nil)
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, url, nil)
 	if err != nil {
-		return fmt.Errorf("GET %s: %w", f.URL, err)
+		return fmt.Errorf("GET %s: %w", url, err)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("GET %s: %w", f.URL, err)
+		return fmt.Errorf("GET %s: %w", url, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: HTTP %s", f.URL, resp.Status)
+		return fmt.Errorf("GET %s: HTTP %s", url, resp.Status)
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
@@ -170,12 +181,12 @@ func (r *Resolver) download(f File, dst string) error {
 	h := sha256.New()
 	if _, err := io.Copy(io.MultiWriter(tmp, h), resp.Body); err != nil {
 		tmp.Close()
-		return fmt.Errorf("GET %s: reading body: %w", f.URL, err)
+		return fmt.Errorf("GET %s: reading body: %w", url, err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
 		tmp.Close()
 		return fmt.Errorf("GET %s: checksum mismatch for %s: sha256 %s, want %s (nothing was written to the cache)",
-			f.URL, f.Path, got, f.SHA256)
+			url, f.Path, got, f.SHA256)
 	}
 	// CreateTemp makes the file 0600; a cache file is as readable as any other.
 	if err := tmp.Chmod(0o644); err != nil {

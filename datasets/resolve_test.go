@@ -114,6 +114,36 @@ func TestResolveDownload404(t *testing.T) {
 	}
 }
 
+// TestResolveMirrors checks that a file whose canonical URL is missing or serves other bytes is
+// fetched from the first mirror that serves the pinned bytes, and that when none does the error
+// names every address tried.
+func TestResolveMirrors(t *testing.T) {
+	const body = "smiles,expt\nC,1\n"
+	srv, _ := fileServer(t, map[string]string{"/edited.csv": "smiles,expt\nC,1.0\n", "/pinned.csv": body})
+	cache := t.TempDir()
+	var logs []string
+	r := &Resolver{CacheDir: cache, Download: true, Client: srv.Client(),
+		Logf: func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }}
+	f := File{Path: "toy/f.csv", URL: srv.URL + "/gone.csv", Mirrors: []string{srv.URL + "/edited.csv", srv.URL + "/pinned.csv"}, SHA256: sha256Hex(body)}
+	p, err := r.Path(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(p); err != nil || string(b) != body {
+		t.Errorf("cached file holds %q (%v), want the pinned bytes %q", b, err, body)
+	}
+	if files := regularFiles(t, cache); len(files) != 1 {
+		t.Errorf("cache holds %v, want only the downloaded file", files)
+	}
+	if joined := strings.Join(logs, "\n"); !strings.Contains(joined, "/gone.csv: HTTP 404") || !strings.Contains(joined, "/edited.csv: checksum mismatch") {
+		t.Errorf("log does not say why the first two addresses failed:\n%s", joined)
+	}
+
+	f.Path, f.Mirrors = "toy/g.csv", []string{srv.URL + "/edited.csv"}
+	_, err = r.Path(f)
+	wantError(t, err, "toy/g.csv", "GET "+srv.URL+"/gone.csv: HTTP 404", "GET "+srv.URL+"/edited.csv: checksum mismatch")
+}
+
 func TestResolveOrder(t *testing.T) {
 	const body = "1 2 3\n"
 	srv, hits := fileServer(t, map[string]string{"/f": body})
