@@ -194,19 +194,21 @@ func TestRecordedRecords(t *testing.T) {
 			t.Errorf("markdown does not contain %q:\n%s", want, md)
 		}
 	}
-	md, err = RecordedAgreement("table2")
+	// Deterministic: one seed, (79 − 79.34)/0.22 = −1.55; Normal(1, 0.8): (80.5 − 80.34)/√(0.45² + 0.5²) = +0.24.
+	if want := "**Agreement:** of 2 cells with a Δ/σ: 1 within |Δ/σ| ≤ 1 of the paper, 2 within 2 (1 of one seed"; !strings.Contains(md, want) {
+		t.Errorf("RecordedPaperVsOurs does not contain %q:\n%s", want, md)
+	}
+	md, err = RecordedGains("table2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Deterministic: one seed, (79 − 79.34)/0.22 = −1.55; Normal(1, 0.8): (80.5 − 80.34)/√(0.45² + 0.5²) = +0.24.
-	for _, want := range []string{"**Agreement:** of 2 cells with a Δ/σ: 1 within |Δ/σ| ≤ 1 of the paper, 2 within 2 (1 of one seed",
-		"### Table 2 — full protocol, each row against the Deterministic row", "| Cora | Normal(1, 0.8), 2 layers | +1.00 | +1.50 | 2 |"} {
+	for _, want := range []string{"### Table 2 — full protocol, each row against the Deterministic row", "| Cora | Normal(1, 0.8), 2 layers | +1.00 | +1.50 | 2 |"} {
 		if !strings.Contains(md, want) {
-			t.Errorf("RecordedAgreement does not contain %q:\n%s", want, md)
+			t.Errorf("RecordedGains does not contain %q:\n%s", want, md)
 		}
 	}
-	if _, err := RecordedAgreement("table99"); err == nil {
-		t.Error("RecordedAgreement(table99): want an error")
+	if _, err := RecordedGains("table99"); err == nil {
+		t.Error("RecordedGains(table99): want an error")
 	}
 	if _, _, err := RecordedRecords("table99"); err == nil {
 		t.Error("RecordedRecords(table99): want an error")
