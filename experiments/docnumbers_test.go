@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -114,6 +115,21 @@ func TestDocNumbersMatchRecords(t *testing.T) {
 				t.Errorf("%s: %q: the tables compute Δ/σ %v for this cell", name, m[0], deltas)
 			}
 		}
+	}
+	// The README's count of the Table 2 cells within one and two σ is the Agreement line's.
+	var table2 []models.Record
+	for _, r := range recs {
+		if r.Spec.Table == "table2" {
+			table2 = append(table2, r)
+		}
+	}
+	agreement := regexp.MustCompile(`of (\d+) cells with a Δ/σ: (\d+) within \|Δ/σ\| ≤ 1 of the paper, (\d+) within 2`).FindStringSubmatch(Agreement(table2))
+	readme := regexp.MustCompile(`Of the (\d+) recorded Table 2 cells, (\d+) land within one σ of the paper and (\d+) within two`).FindStringSubmatch(space.ReplaceAllString(docs["README.md"], " "))
+	switch {
+	case agreement == nil || readme == nil:
+		t.Errorf("README.md should say how many of the recorded Table 2 cells land within one and two σ (%q), as Agreement does (%q)", readme, agreement)
+	case !slices.Equal(readme[1:], agreement[1:]):
+		t.Errorf("README.md: %q, but the records give %s cells, %s within one σ and %s within two (Agreement)", readme[0], agreement[1], agreement[2], agreement[3])
 	}
 	if quotes < 30 {
 		t.Errorf("found %d quoted comparisons in the docs, expected at least 30: has their wording changed? Update quotedComparison", quotes)
