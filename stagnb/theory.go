@@ -15,12 +15,17 @@ import (
 // where E lists each undirected edge in both directions and d is the degree without self-loops;
 // self-loops in el are ignored (Ã adds them). The edge list must be symmetric (an error otherwise).
 func DirichletEnergy(el *EdgeList, x [][]float64) (float64, error) {
-	_, deg, err := undirectedDegrees("DirichletEnergy", el)
-	if err != nil {
+	if err := checkSymmetric("DirichletEnergy", el); err != nil {
 		return 0, err
 	}
 	if len(x) != el.NumNodes {
 		return 0, fmt.Errorf("stagnb.DirichletEnergy: %d feature rows for %d nodes", len(x), el.NumNodes)
+	}
+	deg := make([]float64, el.NumNodes)
+	for e := range el.Src {
+		if el.Src[e] != el.Dst[e] {
+			deg[el.Dst[e]]++
+		}
 	}
 	scale := make([]float64, el.NumNodes)
 	for v, d := range deg {

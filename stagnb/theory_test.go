@@ -83,6 +83,8 @@ func TestDirichletEnergyBadInput(t *testing.T) {
 		want string
 	}{
 		{"directed", fourNodes(), [][]float64{{1}, {2}, {3}, {4}}, "must be symmetric"},
+		// Every node has in- and out-degree 1: only the edges themselves tell it from an undirected cycle.
+		{"directed cycle", &stagnb.EdgeList{NumNodes: 3, Src: []int32{0, 1, 2}, Dst: []int32{1, 2, 0}}, three, "0→1 is listed ×1 but 1→0 ×0"},
 		{"node out of range", &stagnb.EdgeList{NumNodes: 3, Src: []int32{0, 5}, Dst: []int32{5, 0}}, three, "stagnb.DirichletEnergy"},
 		{"too few rows", path, [][]float64{{1}}, "1 feature rows for 3 nodes"},
 		{"ragged rows", path, [][]float64{{1}, {2, 3}, {4}}, "channels"},
