@@ -11,14 +11,13 @@ import (
 // markdownLink matches a Markdown link or image, capturing its target.
 var markdownLink = regexp.MustCompile(`!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
 
-// TestRelativeLinksResolve checks that every relative link in the repository's Markdown files and
-// in the notebooks' Markdown cells names a file or folder that exists in a clone, so that a
-// reader who follows one lands somewhere.
-func TestRelativeLinksResolve(t *testing.T) {
-	docs := map[string]string{} // path (relative to the repository root) → Markdown text
-	root := ".."
+// markdownDocs returns the Markdown that readers of a clone see, keyed by path from the repository
+// root: the READMEs, DEVELOPERS.md, the docs folder, and each notebook's Markdown cells.
+func markdownDocs(t *testing.T) map[string]string {
+	t.Helper()
+	docs := map[string]string{}
 	for _, name := range []string{"README.md", "DEVELOPERS.md", "results/README.md", "docker/README.md", "docs/original-code-digest.md"} {
-		b, err := os.ReadFile(filepath.Join(root, name))
+		b, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(name)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,8 +38,17 @@ func TestRelativeLinksResolve(t *testing.T) {
 				md.WriteString(string(c.Source) + "\n")
 			}
 		}
-		docs[filepath.Join("notebooks", p)] = md.String()
+		docs["notebooks/"+p] = md.String()
 	}
+	return docs
+}
+
+// TestRelativeLinksResolve checks that every relative link in the repository's Markdown files and
+// in the notebooks' Markdown cells names a file or folder that exists in a clone, so that a
+// reader who follows one lands somewhere.
+func TestRelativeLinksResolve(t *testing.T) {
+	root := ".."
+	docs := markdownDocs(t)
 	links := 0
 	for name, text := range docs {
 		for _, m := range markdownLink.FindAllStringSubmatch(text, -1) {

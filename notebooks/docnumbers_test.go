@@ -1,8 +1,6 @@
-package experiments
+package notebooks_test
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -10,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stagnb/stagnb/experiments"
 	"github.com/stagnb/stagnb/models"
 	"github.com/stagnb/stagnb/models/paper"
 )
@@ -21,7 +20,7 @@ var quotedComparison = regexp.MustCompile(`(\d+\.\d+ ± \d+\.\d+) against (?:the
 // quotedMeanStd matches any "mean ± std" quoted in prose.
 var quotedMeanStd = regexp.MustCompile(`\d+\.\d+ ± \d+\.\d+`)
 
-// TestDocNumbersMatchRecords checks every comparison with the paper that the README, results/README
+// TestDocNumbersMatchRecords checks every comparison with the paper that the READMEs, the docs
 // and the notebooks' Markdown quote in prose ("ours ± σ against the paper's mean ± σ (Δ/σ d)")
 // against the committed full-protocol records: each must be a recorded cell of ours beside the
 // paper's number for the same cell, formatted as the tables format them, with the Δ/σ the tables
@@ -45,7 +44,7 @@ func TestDocNumbersMatchRecords(t *testing.T) {
 	for _, e := range paper.Entries() {
 		numbers[e.Format()] = true
 	}
-	for _, c := range Comparisons(recs) {
+	for _, c := range experiments.Comparisons(recs) {
 		if c.Seeds >= 2 {
 			numbers[paper.FormatMeanStd(c.Metric, c.OursMean, c.OursStd, true)] = true
 			numbers[strconv.FormatFloat(c.OursMean, 'f', 1, 64)+" ± "+strconv.FormatFloat(c.OursStd, 'f', 1, 64)] = true
@@ -65,25 +64,7 @@ func TestDocNumbersMatchRecords(t *testing.T) {
 		t.Fatalf("only %d recorded cells with the paper's number beside them under results/: expected the committed Table 2, 3 and 8 records", len(known))
 	}
 
-	docs := map[string]string{}
-	for _, name := range []string{"README.md", filepath.Join("results", "README.md")} {
-		b, err := os.ReadFile(filepath.Join("..", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs[name] = string(b)
-	}
-	notebooks, err := filepath.Glob(filepath.Join("..", "notebooks", "*.ipynb"))
-	if err != nil || len(notebooks) == 0 {
-		t.Fatalf("no notebooks found (%v)", err)
-	}
-	for _, path := range notebooks {
-		md, err := markdownCells(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs[filepath.Join("notebooks", filepath.Base(path))] = md
-	}
+	docs := markdownDocs(t)
 
 	space := regexp.MustCompile(`\s+`)
 	quotes := 0
@@ -123,7 +104,7 @@ func TestDocNumbersMatchRecords(t *testing.T) {
 			table2 = append(table2, r)
 		}
 	}
-	agreement := regexp.MustCompile(`of (\d+) cells with a Δ/σ: (\d+) within \|Δ/σ\| ≤ 1 of the paper, (\d+) within 2`).FindStringSubmatch(Agreement(table2))
+	agreement := regexp.MustCompile(`of (\d+) cells with a Δ/σ: (\d+) within \|Δ/σ\| ≤ 1 of the paper, (\d+) within 2`).FindStringSubmatch(experiments.Agreement(table2))
 	readme := regexp.MustCompile(`Of the (\d+) recorded Table 2 cells, (\d+) land within one σ of the paper and (\d+) within two`).FindStringSubmatch(space.ReplaceAllString(docs["README.md"], " "))
 	switch {
 	case agreement == nil || readme == nil:
@@ -134,38 +115,4 @@ func TestDocNumbersMatchRecords(t *testing.T) {
 	if quotes < 30 {
 		t.Errorf("found %d quoted comparisons in the docs, expected at least 30: has their wording changed? Update quotedComparison", quotes)
 	}
-}
-
-// markdownCells returns the text of a notebook's Markdown cells.
-func markdownCells(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	var nb struct {
-		Cells []struct {
-			CellType string          `json:"cell_type"`
-			Source   json.RawMessage `json:"source"`
-		} `json:"cells"`
-	}
-	if err := json.Unmarshal(b, &nb); err != nil {
-		return "", err
-	}
-	var sb strings.Builder
-	for _, c := range nb.Cells {
-		if c.CellType != "markdown" {
-			continue
-		}
-		var lines []string
-		if err := json.Unmarshal(c.Source, &lines); err != nil {
-			var one string
-			if err := json.Unmarshal(c.Source, &one); err != nil {
-				return "", err
-			}
-			lines = []string{one}
-		}
-		sb.WriteString(strings.Join(lines, ""))
-		sb.WriteString("\n")
-	}
-	return sb.String(), nil
 }
