@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -96,7 +97,9 @@ func NewBackend(logf func(format string, args ...any)) (compute.Backend, error) 
 	return backend, nil
 }
 
-// DeviceName describes the backend's first device, e.g. "NVIDIA H100 80GB HBM3" or "CPU (pure Go, 2 cores)".
+// DeviceName describes the backend's first device, e.g. "NVIDIA H100 80GB HBM3 (cuda:0 [processId=0])"
+// or "CPU (pure Go, 2 cores)". PJRT describes a CUDA device by its ordinal alone, so the GPU's
+// model is added from nvidia-smi where it answers.
 func DeviceName(b compute.Backend) string {
 	if b.String() == "go" {
 		return fmt.Sprintf("CPU (pure Go, %d cores)", runtime.NumCPU())
@@ -104,7 +107,46 @@ func DeviceName(b compute.Backend) string {
 	if b.NumDevices() == 0 {
 		return "no device"
 	}
-	return b.DeviceDescription(0)
+	desc := b.DeviceDescription(0)
+	if strings.HasPrefix(desc, "cuda:") {
+		if gpu := nvidiaGPUName(); gpu != "" {
+			return gpu + " (" + desc + ")"
+		}
+	}
+	return desc
+}
+
+// nvidiaGPUName is the model of the first GPU that CUDA sees, from nvidia-smi ("" without one).
+var nvidiaGPUName = sync.OnceValue(func() string {
+	out, err := exec.Command("nvidia-smi", "--query-gpu=name", "--format=csv,noheader").Output()
+	if err != nil {
+		return ""
+	}
+	return firstVisibleGPU(string(out), os.Getenv("CUDA_VISIBLE_DEVICES"))
+})
+
+// firstVisibleGPU picks, from nvidia-smi's list of GPU names (one a line, in its order), the one
+// that CUDA numbers 0: the first listed, or where $CUDA_VISIBLE_DEVICES is set, the one its first
+// index names ("" where it names a GPU by UUID or none: no guess).
+func firstVisibleGPU(names, visible string) string {
+	var list []string
+	for l := range strings.SplitSeq(names, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			list = append(list, l)
+		}
+	}
+	if len(list) == 0 {
+		return ""
+	}
+	if strings.TrimSpace(visible) == "" {
+		return list[0]
+	}
+	first, _, _ := strings.Cut(visible, ",")
+	i, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil || i < 0 || i >= len(list) {
+		return ""
+	}
+	return list[i]
 }
 
 // BackendName returns the short name of a backend: "go" or "xla:<plugin>", with ",tf32" added

@@ -142,3 +142,22 @@ func TestCPUDescription(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstVisibleGPU checks which of nvidia-smi's GPU names DeviceName gives a CUDA device 0.
+func TestFirstVisibleGPU(t *testing.T) {
+	two := "NVIDIA H100 80GB HBM3\nNVIDIA A100-SXM4-40GB\n"
+	for _, tc := range []struct{ names, visible, want string }{
+		{two, "", "NVIDIA H100 80GB HBM3"},
+		{two, "1", "NVIDIA A100-SXM4-40GB"},
+		{two, " 1,0", "NVIDIA A100-SXM4-40GB"},
+		{two, "0", "NVIDIA H100 80GB HBM3"},
+		{two, "2", ""},
+		{two, "-1", ""},
+		{two, "GPU-8f2b0a1c", ""},
+		{"\n", "", ""},
+	} {
+		if got := firstVisibleGPU(tc.names, tc.visible); got != tc.want {
+			t.Errorf("firstVisibleGPU(%q, %q) = %q, want %q", tc.names, tc.visible, got, tc.want)
+		}
+	}
+}
