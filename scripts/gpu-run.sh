@@ -108,9 +108,9 @@ bench)
   else
     say "warning: $PEER_PYTHON cannot import torch and torch_geometric: timing ours only"
   fi
-  # The JSON lines go to bench.jsonl as each method ends (not with -out, which writes them all at the
-  # end), so that a call stopped during the bench still brings back the methods it timed.
-  "$BIN/stag" bench -methods all -steps 100 ${peer[@]+"${peer[@]}"} -markdown "$OUT/bench.md" "$@" | tee "$OUT/bench.jsonl"
+  # bench.jsonl and bench.md are rewritten as each method ends (ours, then the peer's of the same
+  # method), so that a call stopped during the bench still brings back the pairs it timed.
+  "$BIN/stag" bench -methods all -steps 100 ${peer[@]+"${peer[@]}"} -out "$OUT/bench.jsonl" -markdown "$OUT/bench.md" "$@"
   ;;
 reproduce)
   table="${1:-}"

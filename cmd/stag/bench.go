@@ -38,13 +38,14 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Int64("seed", 42, "random seed")
 	selfLoops := fs.Bool("self-loops", false, "add self-loops (Ã = A + I); the paper's code ran without")
 	child := fs.Int("child", -1, "internal: run method number N in this process")
-	out := fs.String("out", "", "also write the JSON lines to this file (atomically, when all methods are done)")
+	out := fs.String("out", "", "also write the JSON lines to this file (rewritten atomically as each method ends)")
 	cpuProfile := fs.String("cpuprofile", "", "with -child: write a CPU profile of the method to this file")
 	peer := fs.String("peer", "", "also time the PyTorch Geometric peer of the GCN methods with this Python (it needs torch and torch_geometric)")
 	peerScript := fs.String("peer-script", filepath.Join("bench", "peer", "pyg_gcn.py"), "the peer script")
 	peerDevice := fs.String("peer-device", "", "the peer's torch device (default: cuda when torch sees a GPU, else cpu)")
 	peerThreads := fs.Int("peer-threads", 0, "the peer's torch CPU threads (0: torch's default)")
-	markdown := fs.String("markdown", "", "also write a Markdown table of the results (ours beside the peer's) to this file")
+	markdown := fs.String("markdown", "", "also write a Markdown table of the results (ours beside the peer's) to this file (rewritten as each method ends)")
+	from := fs.String("from", "", "time nothing: read the JSON lines of an earlier bench from this file and write its -markdown table")
 	repeat := fs.Int("repeat", 1, "time each method (and the peer) in this many processes, taking turns, and report the median of their medians: on a busy or noisy machine one process is weak evidence")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -57,6 +58,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *layers < 1 || *hidden < 1 || *steps < 1 || *warmup < 0 || *repeat < 1 {
 		return usageError("bench: -layers, -hidden, -steps and -repeat must be ≥ 1, -warmup ≥ 0")
+	}
+	if *from != "" {
+		return benchTableFrom(*from, *markdown, stdout)
 	}
 	if *child >= 0 {
 		if *cpuProfile != "" {
@@ -88,34 +92,43 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	var all bytes.Buffer
 	var lines [][]byte
+	// Each line is written as soon as its method is done, and -out and -markdown are rewritten
+	// (atomically) with all the lines so far: a bench stopped part-way keeps what it measured.
 	emit := func(line []byte) error {
 		all.Write(line)
 		lines = append(lines, line)
-		_, err := stdout.Write(line)
-		return err
+		if _, err := stdout.Write(line); err != nil {
+			return err
+		}
+		return writeBenchFiles(*out, *markdown, all.Bytes(), lines)
 	}
 	command := models.CommandLine(append([]string{"stag", "bench"}, args...)...)
-	var pm []peerMethod
+	// The peer's counterpart of each picked method, where it has one.
+	peerOf := make([]*peerMethod, len(picked))
 	if *peer != "" {
-		var methods []models.BenchMethod
-		for _, i := range picked {
-			methods = append(methods, models.BenchMethods[i])
-		}
 		var skipped []string
-		if pm, skipped, err = peerMethods(methods); err != nil {
-			return err
+		for k, i := range picked {
+			pm, skip, err := peerMethods([]models.BenchMethod{models.BenchMethods[i]})
+			if err != nil {
+				return err
+			}
+			skipped = append(skipped, skip...)
+			if len(pm) == 1 {
+				peerOf[k] = &pm[0]
+			}
 		}
 		if len(skipped) > 0 {
 			fmt.Fprintf(stderr, "bench -peer: no PyTorch Geometric counterpart for %s\n", strings.Join(skipped, ", "))
 		}
 	}
-	// The rounds take turns through the methods, so that a slow spell of the machine falls on all
-	// of them alike; each method's line is written once its last run is done.
+	// The rounds take turns through the methods, ours then the peer's, so that a slow spell of the
+	// machine falls on all of them alike and a bench stopped part-way keeps its pairs; each
+	// method's line is written once its last run is done.
 	runs := make([][][]byte, len(picked))
-	peerRuns := make([][][]byte, len(pm))
+	peerRuns := make([][][]byte, len(picked))
 	probe := newGPUMemoryProbe() // nil without an NVIDIA GPU
 	var peerData string
-	if len(pm) > 0 {
+	if slices.ContainsFunc(peerOf, func(m *peerMethod) bool { return m != nil }) {
 		dir, err := os.MkdirTemp("", "stag-bench-peer-")
 		if err != nil {
 			return err
@@ -143,23 +156,24 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("bench: method %s: %w", models.BenchMethods[i].Name, err)
 			}
 			runs[k] = append(runs[k], line)
-			if !last {
+			if last {
+				line, err = combineRuns(runs[k])
+				if err == nil {
+					line, err = withCommand(line, command)
+				}
+				if err != nil {
+					return fmt.Errorf("bench: method %s: %w", models.BenchMethods[i].Name, err)
+				}
+				if err := emit(line); err != nil {
+					return err
+				}
+			}
+			m := peerOf[k]
+			if m == nil {
 				continue
 			}
-			line, err = combineRuns(runs[k])
-			if err == nil {
-				line, err = withCommand(line, command)
-			}
-			if err != nil {
-				return fmt.Errorf("bench: method %s: %w", models.BenchMethods[i].Name, err)
-			}
-			if err := emit(line); err != nil {
-				return err
-			}
-		}
-		for k, m := range pm {
-			spec := peerSpec{Dataset: *dataset, Layers: *layers, Hidden: *hidden, Warmup: *warmup, Steps: *steps, Seed: *seed, Methods: []peerMethod{m}}
-			line, err := runPeer(*peer, *peerScript, *peerDevice, *peerThreads, peerData, spec, command, probe, stderr)
+			spec := peerSpec{Dataset: *dataset, Layers: *layers, Hidden: *hidden, Warmup: *warmup, Steps: *steps, Seed: *seed, Methods: []peerMethod{*m}}
+			line, err = runPeer(*peer, *peerScript, *peerDevice, *peerThreads, peerData, spec, command, probe, stderr)
 			if err != nil {
 				return err
 			}
@@ -169,28 +183,67 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			}
 			combined, err := combineRuns(peerRuns[k])
 			if err != nil {
-				return fmt.Errorf("bench -peer: method %s: %w", pm[k].Name, err)
+				return fmt.Errorf("bench -peer: method %s: %w", m.Name, err)
 			}
 			if err := emit(combined); err != nil {
 				return err
 			}
 		}
 	}
-	if *out != "" {
-		if err := writeFileAtomic(*out, all.Bytes()); err != nil {
-			return err
-		}
-	}
-	if *markdown != "" {
-		table, err := benchMarkdown(lines)
-		if err != nil {
-			return err
-		}
-		if err := writeFileAtomic(*markdown, []byte(table)); err != nil {
-			return err
-		}
-	}
 	return nil
+}
+
+// writeBenchFiles writes the JSON lines so far to out and their Markdown table to markdown,
+// each atomically; an empty name is skipped.
+func writeBenchFiles(out, markdown string, jsonLines []byte, lines [][]byte) error {
+	if out != "" {
+		if err := writeFileAtomic(out, jsonLines); err != nil {
+			return err
+		}
+	}
+	if markdown == "" {
+		return nil
+	}
+	table, err := benchMarkdown(lines)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(markdown, []byte(table))
+}
+
+// benchTableFrom implements "stag bench -from FILE": the Markdown table of the JSON lines that an
+// earlier bench wrote (its -out file or its standard output), to markdown, or to stdout when
+// markdown is empty. Lines that are not JSON objects (a log's other lines) are skipped; a file
+// without any is an error naming it.
+func benchTableFrom(from, markdown string, stdout io.Writer) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return fmt.Errorf("bench -from: %w", err)
+	}
+	var lines [][]byte
+	for n, l := range bytes.Split(data, []byte("\n")) {
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 || l[0] != '{' {
+			continue
+		}
+		var r benchRow
+		if err := json.Unmarshal(l, &r); err != nil || r.Method == "" {
+			return fmt.Errorf("bench -from: %s:%d: not a record of stag bench (%v)", from, n+1, err)
+		}
+		lines = append(lines, append(l, '\n'))
+	}
+	if len(lines) == 0 {
+		return fmt.Errorf("bench -from: %s holds no JSON lines of stag bench", from)
+	}
+	table, err := benchMarkdown(lines)
+	if err != nil {
+		return err
+	}
+	if markdown == "" {
+		_, err = io.WriteString(stdout, table)
+		return err
+	}
+	return writeFileAtomic(markdown, []byte(table))
 }
 
 // combineRuns merges the JSON records of one method timed in several processes (ours or the

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -205,5 +206,58 @@ func TestCombineRuns(t *testing.T) {
 	one := []byte(rec(90, 80, 120, 300, 120))
 	if out, err := combineRuns([][]byte{one}); err != nil || !bytes.Equal(out, one) {
 		t.Errorf("one run became %s (%v)", out, err)
+	}
+}
+
+// TestBenchFrom renders the committed bench records with `stag bench -from`: each Markdown table
+// under results/bench/ must be what -from makes of the JSON lines beside it (the tables are made by
+// the code, not typed), and bad files are refused by name and line.
+func TestBenchFrom(t *testing.T) {
+	mds, err := filepath.Glob(filepath.Join("..", "..", "results", "bench", "*.md"))
+	if err != nil || len(mds) == 0 {
+		t.Fatalf("no Markdown tables under results/bench (%v)", err)
+	}
+	for _, md := range mds {
+		var stdout, stderr bytes.Buffer
+		if err := runBench([]string{"-from", strings.TrimSuffix(md, ".md") + ".jsonl"}, &stdout, &stderr); err != nil {
+			t.Errorf("stag bench -from for %s: %v", md, err)
+			continue
+		}
+		want, err := os.ReadFile(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stdout.String() != string(want) {
+			t.Errorf("%s is not what stag bench -from makes of its JSON lines:\n%s", md, stdout.String())
+		}
+	}
+
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := `{"method":"deterministic","placement":"dgl","backend":"go","device":"CPU","params":7,"ms_per_step":2}`
+	for _, tc := range []struct{ name, text, want string }{
+		{"log.txt", "stagnb: backend go\n" + good + "\n[gpu-run] done\n", "| deterministic | dgl | 7 | 2.00 |"},
+		{"empty.jsonl", "stagnb: backend go\n", "empty.jsonl holds no JSON lines"},
+		{"bad.jsonl", good + "\n{\"method\": 3}\n", "bad.jsonl:2: not a record"},
+		{"other.jsonl", `{"table":"table2"}` + "\n", "other.jsonl:1: not a record"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := runBench([]string{"-from", write(tc.name, tc.text)}, &stdout, &stderr)
+		got := stdout.String()
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("bench -from %s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if err := runBench([]string{"-from", filepath.Join(dir, "missing.jsonl")}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "missing.jsonl") {
+		t.Errorf("bench -from a missing file: %v, want an error naming it", err)
 	}
 }
