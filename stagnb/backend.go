@@ -150,16 +150,26 @@ func firstVisibleGPU(names, visible string) string {
 }
 
 // BackendName returns the short name of a backend: "go" or "xla:<plugin>", with ",tf32" added
-// when the XLA backend runs float32 matmuls in TF32.
+// when the XLA backend runs float32 matmuls in TF32, and " XLA_FLAGS=…" when $XLA_FLAGS sets the
+// XLA compiler's options (records made with other options say so).
 func BackendName(b compute.Backend) string {
 	if p, ok := b.(interface{ PluginName() string }); ok {
-		name := b.String() + ":" + filepath.Base(p.PluginName())
-		if x, ok := b.(*xla.Backend); ok && x.DotGeneralUseTF32 {
-			name += ",tf32"
-		}
-		return name
+		x, ok := b.(*xla.Backend)
+		return xlaBackendName(b.String(), p.PluginName(), ok && x.DotGeneralUseTF32, os.Getenv("XLA_FLAGS"))
 	}
 	return b.String()
+}
+
+// xlaBackendName is BackendName of an XLA backend: its name, plugin file, TF32 and $XLA_FLAGS.
+func xlaBackendName(backend, plugin string, tf32 bool, xlaFlags string) string {
+	name := backend + ":" + filepath.Base(plugin)
+	if tf32 {
+		name += ",tf32"
+	}
+	if flags := strings.TrimSpace(xlaFlags); flags != "" {
+		name += " XLA_FLAGS=" + flags
+	}
+	return name
 }
 
 // FindCUDAPlugin returns the absolute path of a CUDA PJRT plugin, or "" if none is found.

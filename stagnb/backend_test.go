@@ -161,3 +161,20 @@ func TestFirstVisibleGPU(t *testing.T) {
 		}
 	}
 }
+
+// TestXLABackendName checks the XLA backend's name in records: plugin file, TF32 and XLA_FLAGS.
+func TestXLABackendName(t *testing.T) {
+	for _, tc := range []struct {
+		plugin, flags string
+		tf32          bool
+		want          string
+	}{
+		{"/opt/jax_plugins/xla_cuda13/xla_cuda_plugin.so", "", false, "xla:xla_cuda_plugin.so"},
+		{"/opt/jax_plugins/xla_cuda13/xla_cuda_plugin.so", "", true, "xla:xla_cuda_plugin.so,tf32"},
+		{"cuda", " --xla_gpu_autotune_level=0 ", false, "xla:cuda XLA_FLAGS=--xla_gpu_autotune_level=0"},
+	} {
+		if got := xlaBackendName("xla", tc.plugin, tc.tf32, tc.flags); got != tc.want {
+			t.Errorf("xlaBackendName(%q, %v, %q) = %q, want %q", tc.plugin, tc.tf32, tc.flags, got, tc.want)
+		}
+	}
+}
