@@ -10,6 +10,11 @@
 #   bench [stag bench flags]     every method's ms per step and per 32-sample inference beside the
 #                                PyTorch Geometric peer ($STAGNB_PEER_PYTHON, default python3; left out
 #                                with a warning when it lacks torch_geometric): bench.jsonl, bench.md
+#   xla-flags [SETTING…]         compile time and step time of two methods (deterministic, and 32-sample
+#                                MC inference) under each XLA_FLAGS setting given (default: XLA's own,
+#                                --xla_gpu_autotune_level=0, --xla_disable_hlo_passes=constant_folding):
+#                                xla-flags-N.jsonl, the N-th setting's records, which name it in their
+#                                backend ($STAGNB_BENCH_FLAGS: more bench flags)
 #   reproduce TABLE [flags]      full-protocol runs of `stag reproduce TABLE` into .data/gpu-results/
 #                                ($STAGNB_GPU_RESULTS; resumable: finished runs are skipped), stopped
 #                                after $STAGNB_STAGE_SECONDS (default 540; exit 75) so that the call ends with its
@@ -35,7 +40,7 @@
 # that the backend does not use; `all` exits with the first failure of its stages, else
 # reproduce's status.
 #
-# Usage: bash scripts/gpu-run.sh <check|bench|reproduce|all> [arguments]
+# Usage: bash scripts/gpu-run.sh <check|bench|xla-flags|reproduce|all> [arguments]
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -53,7 +58,7 @@ BIN="$(cd "${STAGNB_BIN:-bin}" 2>/dev/null && pwd -P)" || BIN="${STAGNB_BIN:-bin
 [[ -d "$STAGNB_DATA/cora" ]] || { say "no datasets in $STAGNB_DATA: run scripts/gpu-bundle.sh and carry .data/datasets"; exit 2; }
 
 stage="${1:-}"
-[[ -n "$stage" ]] || { say "name a stage: check, bench, reproduce TABLE or all"; exit 2; }
+[[ -n "$stage" ]] || { say "name a stage: check, bench, xla-flags, reproduce TABLE or all"; exit 2; }
 shift
 
 # The environment, once per call (the stages that `all` runs share it): python3 importing torch
@@ -111,6 +116,20 @@ bench)
   # bench.jsonl and bench.md are rewritten as each method ends (ours, then the peer's of the same
   # method), so that a call stopped during the bench still brings back the pairs it timed.
   "$BIN/stag" bench -methods all -steps 100 ${peer[@]+"${peer[@]}"} -out "$OUT/bench.jsonl" -markdown "$OUT/bench.md" "$@"
+  ;;
+xla-flags)
+  # The XLA compiler's options against its compile time: on the H100 a method's first step took
+  # 10-37 s, nearly all of it compiling. Each argument is one XLA_FLAGS setting ("" for XLA's
+  # defaults); each gets a bench of two methods, the fastest to compile and the slowest.
+  (($# > 0)) || set -- "" "--xla_gpu_autotune_level=0" "--xla_disable_hlo_passes=constant_folding"
+  n=0
+  for flags in "$@"; do
+    n=$((n + 1))
+    say "XLA_FLAGS='$flags': stag bench -methods deterministic,stag_normal_mc into $OUT/xla-flags-$n.jsonl"
+    # shellcheck disable=SC2086 # the flags are words
+    XLA_FLAGS="$flags" "$BIN/stag" bench -methods deterministic,stag_normal_mc -steps 50 ${STAGNB_BENCH_FLAGS:-} -out "$OUT/xla-flags-$n.jsonl" >/dev/null
+    "$BIN/stag" bench -from "$OUT/xla-flags-$n.jsonl"
+  done
   ;;
 reproduce)
   table="${1:-}"
@@ -171,7 +190,7 @@ all)
   exit "$rc"
   ;;
 *)
-  say "unknown stage $stage: want check, bench, reproduce TABLE or all"
+  say "unknown stage $stage: want check, bench, xla-flags, reproduce TABLE or all"
   exit 2
   ;;
 esac

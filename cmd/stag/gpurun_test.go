@@ -119,6 +119,19 @@ func TestGPURunScript(t *testing.T) {
 		t.Errorf("bench.jsonl (%v): want one record:\n%s", err, b)
 	}
 
+	// xla-flags, in a call of its own (a fresh $OUT): a bench of two methods under each XLA_FLAGS
+	// setting, into xla-flags-N.jsonl.
+	xout := t.TempDir()
+	if code, log := runStageOn(noGo, []string{"OUT=" + xout, "STAGNB_BENCH_FLAGS=-steps 1 -warmup 0 -hidden 8"}, "xla-flags", "", "--xla_gpu_autotune_level=0"); code != 0 || strings.Count(log, "| stag_normal_mc |") != 2 {
+		t.Errorf("gpu-run.sh xla-flags: exit %d, want 0 and a table for each of the two settings\n%s", code, log)
+	}
+	for _, n := range []string{"1", "2"} {
+		if b, err := os.ReadFile(filepath.Join(xout, "xla-flags-"+n+".jsonl")); err != nil || strings.Count(string(b), "\n") != 2 {
+			t.Errorf("xla-flags-%s.jsonl (%v): want the two methods' records:\n%s", n, err, b)
+		}
+	}
+	checkReturnable(t, xout)
+
 	// reproduce trains into its own folder ($STAGNB_GPU_RESULTS), not the checkout's results/, whose
 	// CPU records it would skip, and packs that folder into $OUT/results.tar.gz.
 	gpuResults := t.TempDir()
