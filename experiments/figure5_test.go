@@ -216,4 +216,26 @@ func TestRecordedRecords(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 { // table2/ and quick/, nothing trained
 		t.Errorf("%d entries in %s, want the 2 written", len(entries), dir)
 	}
+
+	// A GPU's records, kept apart under results/<device>/: read from there only, and the rest
+	// trained with the GPU machine's script.
+	md, err = RecordedPaperVsOursOn("h100", "table2")
+	if err != nil || !strings.Contains(md, "the 0 of 640 runs recorded in results/h100/") || !strings.Contains(md, "None yet: on a GPU machine, `bash scripts/gpu-run.sh reproduce table2 -datasets cora,citeseer,esol,freesolv`") {
+		t.Errorf("no GPU records: %q, %v; want 0 of 640 runs in results/h100/ and the GPU command", md, err)
+	}
+	for _, bad := range []string{"", "../results", "/tmp"} {
+		if _, err := RecordedPaperVsOursOn(bad, "table2"); err == nil {
+			t.Errorf("RecordedPaperVsOursOn(%q): want an error", bad)
+		}
+	}
+	t.Setenv(ResultsEnv, "") // the committed records: the H100's four-layer Cora Deterministic
+	md, err = RecordedPaperVsOursOn("h100", "table2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"the 5 of 640 runs recorded in results/h100/", "| Cora | Deterministic, 4 layers | 77.52 ± 0.33 | 77.08 ± 0.68 | 5 | -0.58 | xla:"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("RecordedPaperVsOursOn(h100) does not contain %q:\n%s", want, md)
+		}
+	}
 }

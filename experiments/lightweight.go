@@ -1,8 +1,14 @@
 package experiments
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/gomlx/compute"
 	"github.com/stagnb/stagnb/datasets"
@@ -36,6 +42,65 @@ type Lightweight struct {
 	Results []models.BenchResult
 	// Quick reports whether the quick settings (few timed steps) were used.
 	Quick bool
+	// Recorded names the results file the measurements were read from (RecordedLightweight),
+	// "" when they were just made.
+	Recorded string
+}
+
+// lightweightRow is the index in lightweightRows of a bench method, or -1.
+func lightweightRow(method string) int {
+	for i, r := range lightweightRows {
+		if r.method == method {
+			return i
+		}
+	}
+	return -1
+}
+
+// RecordedLightweight reads the lightweight models' measurements from a recorded `stag bench`
+// run: file is its JSON lines, relative to ResultsDir (e.g. "bench/gpu-h100-xla-all.jsonl"). The
+// models are put in the paper's order; those the file lacks are left out, and the peer's lines
+// are skipped. It measures nothing, so a notebook can show a GPU's numbers on any machine. Where
+// the file does not exist (a results folder without it), the Lightweight has no results and its
+// table says so, as RecordedPaperVsOurs says "None yet".
+func RecordedLightweight(file string) (*Lightweight, error) {
+	dir, err := ResultsDir()
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(dir, file))
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Lightweight{Recorded: file}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("experiments.RecordedLightweight: %w", err)
+	}
+	found := make([]*models.BenchResult, len(lightweightRows))
+	for n, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		var r struct {
+			models.BenchResult
+			Impl string `json:"impl"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return nil, fmt.Errorf("experiments.RecordedLightweight: %s:%d: %w", file, n+1, err)
+		}
+		if i := lightweightRow(r.Method); i >= 0 && r.Impl == "" && found[i] == nil {
+			found[i] = &r.BenchResult
+		}
+	}
+	lw := &Lightweight{Recorded: file}
+	for _, r := range found {
+		if r != nil {
+			lw.Results = append(lw.Results, *r)
+		}
+	}
+	if len(lw.Results) == 0 {
+		return nil, fmt.Errorf("experiments.RecordedLightweight: %s has none of the lightweight models", file)
+	}
+	return lw, nil
 }
 
 // MeasureLightweight times every model of the `lightweight` bench suite on Cora (the same as
@@ -96,12 +161,16 @@ func (lw *Lightweight) Table() figures.Table {
 		Right: []bool{false, true, true, true, true, true},
 	}
 	base := math.NaN()
-	for i, r := range lw.Results {
-		if lightweightRows[i].method == "deterministic_table2" {
+	for _, r := range lw.Results {
+		if r.Method == "deterministic_table2" {
 			base = r.MSPerStep
 		}
 	}
-	for i, r := range lw.Results {
+	for _, r := range lw.Results {
+		i := lightweightRow(r.Method)
+		if i < 0 {
+			continue
+		}
 		pp, ptime := "—", "—"
 		if e, ok := paperEntry(i, paper.MetricParams); ok {
 			pp = e.Format()
@@ -110,18 +179,33 @@ func (lw *Lightweight) Table() figures.Table {
 			ptime = e.Format()
 		}
 		t.Rows = append(t.Rows, []string{lightweightRows[i].label, pp, fmt.Sprintf("%d", r.Params), ptime,
-			fmt.Sprintf("%.0f", r.MSPerStep), fmt.Sprintf("%.2f", r.MSPerStep/base)})
+			formatMS(r.MSPerStep), fmt.Sprintf("%.2f", r.MSPerStep/base)})
+	}
+	if len(lw.Results) == 0 && lw.Recorded != "" {
+		t.Footnotes = append(t.Footnotes, fmt.Sprintf("None recorded: results/%s is missing (`stag bench -methods lightweight -out FILE` records it).", lw.Recorded))
 	}
 	if len(lw.Results) > 0 {
 		r := lw.Results[0]
 		t.Footnotes = append(t.Footnotes, fmt.Sprintf("Ours: backend %s, device %s, GOMAXPROCS %d; median of %d steps. The paper's times are on a Tesla V100 GPU; compare the ratios, not the milliseconds.",
 			r.Backend, r.Device, r.GoMaxProcs, r.Steps))
+		if lw.Recorded != "" {
+			t.Footnotes = append(t.Footnotes, fmt.Sprintf("Recorded in results/%s by `%s` at commit %.7s, %s.", lw.Recorded, r.Command, r.Commit, r.Time))
+		}
 	}
 	t.Footnotes = append(t.Footnotes, "The paper: STAG adds 5.9 to 9.3 ms per iteration to the two-layer GCN on a V100 (section \"STAG is Lightweight\"). Its BBGDC count (475k) matches no Cora model; it is close to a 2-layer GCN-128 on Citeseer (474,886 parameters). Ours is the Cora GCN plus two Kumaraswamy parameters per layer.")
 	if lw.Quick {
 		t.Footnotes = append(t.Footnotes, "Quick settings: 3 timed steps per model.")
 	}
 	return t
+}
+
+// formatMS prints milliseconds per step: whole milliseconds from 10 ms up (a CPU's), two decimals
+// below (a GPU's).
+func formatMS(ms float64) string {
+	if ms >= 10 {
+		return fmt.Sprintf("%.0f", ms)
+	}
+	return fmt.Sprintf("%.2f", ms)
 }
 
 // Plot draws each model as a point: parameters (x, log scale) against milliseconds per training
@@ -140,7 +224,10 @@ func (lw *Lightweight) Plot() (*plot.Plot, error) {
 			return nil, fmt.Errorf("experiments.Lightweight.Plot: %s has %d parameters and %g ms", r.Method, r.Params, r.MSPerStep)
 		}
 		xys[i] = plotter.XY{X: float64(r.Params), Y: r.MSPerStep}
-		labels[i] = lightweightRows[i].label
+		labels[i] = r.Method
+		if row := lightweightRow(r.Method); row >= 0 {
+			labels[i] = lightweightRows[row].label
+		}
 	}
 	sc, err := plotter.NewScatter(xys)
 	if err != nil {

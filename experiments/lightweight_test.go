@@ -1,6 +1,8 @@
 package experiments
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,5 +46,61 @@ func TestLightweightTable(t *testing.T) {
 	lw.Results[2].Params = 0
 	if _, err := lw.Plot(); err == nil {
 		t.Error("a model with 0 parameters plotted on a log scale without error")
+	}
+}
+
+// TestRecordedLightweight reads the lightweight models from recorded bench lines: in the paper's
+// order, without the peer's lines or other methods, the missing ones left out, and bad files
+// refused by name; and the committed H100 record gives the table of notebook 09.
+func TestRecordedLightweight(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(ResultsEnv, dir)
+	lines := strings.Join([]string{
+		`{"method":"stag_vi_r","params":184457,"ms_per_step":1.15,"backend":"xla","device":"cuda:0","steps":100}`,
+		`{"method":"deterministic","placement":"aggregate_first","params":184455,"ms_per_step":0.9}`,
+		`{"method":"deterministic_table2","impl":"pyg","params":184455,"ms_per_step":9}`,
+		`{"method":"deterministic_table2","params":184455,"ms_per_step":0.5,"backend":"xla","device":"cuda:0","steps":100,"command":"stag bench","commit":"3f4c50ff37","time":"T"}`,
+		"",
+	}, "\n")
+	if err := os.WriteFile(filepath.Join(dir, "gpu.jsonl"), []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lw, err := RecordedLightweight("gpu.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var methods []string
+	for _, r := range lw.Results {
+		methods = append(methods, r.Method)
+	}
+	if got := strings.Join(methods, ","); got != "deterministic_table2,stag_vi_r" {
+		t.Fatalf("methods %s, want deterministic_table2,stag_vi_r (the paper's order, ours only)", got)
+	}
+	tab := lw.Table()
+	if len(tab.Rows) != 2 || strings.Join(tab.Rows[1], "|") != "STAG_VI(R)|184k|184457|14.3 ms|1.15|2.30" {
+		t.Errorf("rows %q, want the deterministic GCN and STAG_VI(R) at 1.15 ms, 2.30× the GCN", tab.Rows)
+	}
+	if foot := strings.Join(tab.Footnotes, " "); !strings.Contains(foot, "Recorded in results/gpu.jsonl by `stag bench` at commit 3f4c50f, T.") {
+		t.Errorf("footnotes lack the record's provenance: %q", foot)
+	}
+	for name, text := range map[string]string{"bad.jsonl": "{\"method\": 1}\n", "none.jsonl": `{"method":"gdc"}`} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := RecordedLightweight(name); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("RecordedLightweight(%s): %v, want an error naming the file", name, err)
+		}
+	}
+	if lw, err := RecordedLightweight("missing.jsonl"); err != nil || len(lw.Results) != 0 || !strings.Contains(strings.Join(lw.Table().Footnotes, " "), "None recorded: results/missing.jsonl is missing") {
+		t.Errorf("RecordedLightweight of a missing file: %v, %v; want no results and a table that says so", lw, err)
+	}
+
+	t.Setenv(ResultsEnv, "")
+	lw, err = RecordedLightweight(filepath.Join("bench", "gpu-h100-xla-all.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab := lw.Table(); len(tab.Rows) != 7 || !strings.HasPrefix(lw.Results[0].Backend, "xla") {
+		t.Errorf("the H100 record: %d rows on %s, want the seven models it timed (all but BBB) on XLA", len(tab.Rows), lw.Results[0].Backend)
 	}
 }

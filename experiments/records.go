@@ -153,10 +153,17 @@ func RecordedRecords(table string) (recs []models.Record, runs int, err error) {
 
 // recordedRecords reads the records of specs that exist under ResultsDir, in their order.
 func recordedRecords(specs []models.RunSpec) ([]models.Record, error) {
+	return recordedRecordsIn("", specs)
+}
+
+// recordedRecordsIn reads the records of specs that exist under the folder sub of ResultsDir
+// (ResultsDir itself when sub is ""), in their order.
+func recordedRecordsIn(sub string, specs []models.RunSpec) ([]models.Record, error) {
 	dir, err := ResultsDir()
 	if err != nil {
 		return nil, err
 	}
+	dir = filepath.Join(dir, sub)
 	var recs []models.Record
 	for _, s := range specs {
 		path, err := models.RecordFile(dir, s)
@@ -179,19 +186,38 @@ func recordedRecords(specs []models.RunSpec) ([]models.Record, error) {
 // full-protocol runs (RecordedRecords), titled with how many of the table's runs they are and
 // followed by their Agreement summary and the command that trains or resumes the rest.
 func RecordedPaperVsOurs(table string) (string, error) {
+	return recordedPaperVsOurs("", table)
+}
+
+// RecordedPaperVsOursOn is RecordedPaperVsOurs for the records a GPU made, kept apart from the
+// CPU's under results/<device>/ (e.g. "h100") until its table is complete.
+func RecordedPaperVsOursOn(device, table string) (string, error) {
+	if device == "" || filepath.IsAbs(device) || strings.Contains(filepath.ToSlash(device), "..") {
+		return "", fmt.Errorf("experiments.RecordedPaperVsOursOn: device %q: want a folder name under results/, e.g. h100", device)
+	}
+	return recordedPaperVsOurs(device, table)
+}
+
+func recordedPaperVsOurs(sub, table string) (string, error) {
 	t, err := PaperTableByName(table)
 	if err != nil {
 		return "", err
 	}
 	specs, command := t.Specs(FullSettings())
-	recs, err := recordedRecords(specs)
+	recs, err := recordedRecordsIn(sub, specs)
 	if err != nil {
 		return "", err
 	}
 	runs := len(specs)
-	title := fmt.Sprintf("Table %d — full protocol, the %d of %d runs recorded in results/", t.Number, len(recs), runs)
+	where := "results/"
+	train := fmt.Sprintf("`go run ./cmd/stag %s`", command)
+	if sub != "" {
+		where = "results/" + filepath.ToSlash(sub) + "/"
+		train = fmt.Sprintf("on a GPU machine, `bash scripts/gpu-run.sh %s` (DEVELOPERS.md, GPU sessions)", command)
+	}
+	title := fmt.Sprintf("Table %d — full protocol, the %d of %d runs recorded in %s", t.Number, len(recs), runs, where)
 	if len(recs) == 0 {
-		return fmt.Sprintf("### %s\n\nNone yet: `go run ./cmd/stag %s` trains them.\n", title, command), nil
+		return fmt.Sprintf("### %s\n\nNone yet: %s trains them.\n", title, train), nil
 	}
 	md, err := PaperVsOurs(title, recs)
 	if err != nil {
@@ -199,7 +225,7 @@ func RecordedPaperVsOurs(table string) (string, error) {
 	}
 	md += "\n" + Agreement(recs)
 	if len(recs) < runs {
-		md += fmt.Sprintf("\nThe other runs: `go run ./cmd/stag %s` trains them and resumes where it stopped.\n", command)
+		md += fmt.Sprintf("\nThe other runs: %s trains them and resumes where it stopped.\n", train)
 	}
 	return md, nil
 }
