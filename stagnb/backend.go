@@ -151,7 +151,7 @@ func firstVisibleGPU(names, visible string) string {
 
 // BackendName returns the short name of a backend: "go" or "xla:<plugin>", with ",tf32" added
 // when the XLA backend runs float32 matmuls in TF32, and " XLA_FLAGS=…" when $XLA_FLAGS sets the
-// XLA compiler's options (records made with other options say so).
+// XLA compiler's options (records made with other options say so; see xlaBackendName).
 func BackendName(b compute.Backend) string {
 	if p, ok := b.(interface{ PluginName() string }); ok {
 		x, ok := b.(*xla.Backend)
@@ -160,14 +160,19 @@ func BackendName(b compute.Backend) string {
 	return b.String()
 }
 
-// xlaBackendName is BackendName of an XLA backend: its name, plugin file, TF32 and $XLA_FLAGS.
+// xlaBackendName is BackendName of an XLA backend: its name, plugin file, TF32 and the flags of
+// $XLA_FLAGS but --xla_gpu_cuda_data_dir (where the CUDA compiler is, which changes nothing that
+// is computed; the Docker CUDA image sets it).
 func xlaBackendName(backend, plugin string, tf32 bool, xlaFlags string) string {
 	name := backend + ":" + filepath.Base(plugin)
 	if tf32 {
 		name += ",tf32"
 	}
-	if flags := strings.TrimSpace(xlaFlags); flags != "" {
-		name += " XLA_FLAGS=" + flags
+	flags := slices.DeleteFunc(strings.Fields(xlaFlags), func(f string) bool {
+		return strings.HasPrefix(f, "--xla_gpu_cuda_data_dir")
+	})
+	if len(flags) > 0 {
+		name += " XLA_FLAGS=" + strings.Join(flags, " ")
 	}
 	return name
 }

@@ -172,6 +172,9 @@ func TestXLABackendName(t *testing.T) {
 		{"/opt/jax_plugins/xla_cuda13/xla_cuda_plugin.so", "", false, "xla:xla_cuda_plugin.so"},
 		{"/opt/jax_plugins/xla_cuda13/xla_cuda_plugin.so", "", true, "xla:xla_cuda_plugin.so,tf32"},
 		{"cuda", " --xla_gpu_autotune_level=0 ", false, "xla:cuda XLA_FLAGS=--xla_gpu_autotune_level=0"},
+		{"cuda", "--xla_gpu_cuda_data_dir=/opt/cuda", false, "xla:cuda"},
+		{"cuda", "--xla_gpu_cuda_data_dir=/opt/cuda  --xla_disable_hlo_passes=constant_folding --xla_gpu_autotune_level=0", false,
+			"xla:cuda XLA_FLAGS=--xla_disable_hlo_passes=constant_folding --xla_gpu_autotune_level=0"},
 	} {
 		if got := xlaBackendName("xla", tc.plugin, tc.tf32, tc.flags); got != tc.want {
 			t.Errorf("xlaBackendName(%q, %v, %q) = %q, want %q", tc.plugin, tc.tf32, tc.flags, got, tc.want)
