@@ -220,3 +220,45 @@ func TestBenchPeer(t *testing.T) {
 		t.Errorf("want a ratio for each of the 6 methods:\n%s", table)
 	}
 }
+
+// TestBenchPeerInterleaved runs `stag bench -peer` with a stand-in for the peer (a shell script
+// that answers with the method it was given) and checks that each of our methods is followed by
+// the peer's, on stdout and in -out, so that a bench stopped part-way keeps its pairs.
+func TestBenchPeerInterleaved(t *testing.T) {
+	needData(t)
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake_peer.sh")
+	script := `spec="$2/spec.json"
+name=$(sed -n 's/.*"name": "\([^"]*\)".*/\1/p' "$spec" | head -1)
+placement=$(sed -n 's/.*"placement": "\([^"]*\)".*/\1/p' "$spec" | head -1)
+echo "{\"method\":\"$name\",\"impl\":\"pyg\",\"placement\":\"$placement\",\"params\":1,\"ms_per_step\":1,\"first_step_ms\":1,\"peak_rss_mb\":1}"
+`
+	if err := os.WriteFile(fake, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "bench.jsonl")
+	cmd := exec.Command(stagBinary(t), "bench", "-methods", "deterministic,stag_normal", "-steps", "1", "-warmup", "0",
+		"-hidden", "8", "-peer", "sh", "-peer-script", fake, "-out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("stag bench -peer: %v\n%s", err, stderr.String())
+	}
+	var order []string
+	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var r struct{ Method, Impl, Placement string }
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		order = append(order, r.Impl+":"+r.Method+"/"+r.Placement)
+	}
+	want := []string{":deterministic/aggregate_first", "pyg:deterministic/aggregate_first",
+		":stag_normal/aggregate_first", "pyg:stag_normal/aggregate_first",
+		":stag_normal/transform_first", "pyg:stag_normal/transform_first"}
+	if !slices.Equal(order, want) {
+		t.Errorf("lines in the order %q, want each of ours followed by the peer's: %q", order, want)
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) != stdout.String() {
+		t.Errorf("-out (%v) differs from the lines written:\n%s", err, b)
+	}
+}
