@@ -2,7 +2,9 @@ package models
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 )
@@ -53,6 +55,53 @@ func CommandLine(args ...string) string {
 		quoted[i] = shellWord(a)
 	}
 	return strings.Join(quoted, " ")
+}
+
+// RecordedCommand is CommandLine for the command a record stores, without the machine's own
+// paths: an absolute path inside the working directory (the checkout, where stag runs) becomes
+// relative to it, and one inside the home directory is written ~/…, which a shell expands back. A
+// flag's value given as -flag=/path is treated alike. Other arguments are CommandLine's.
+func RecordedCommand(args ...string) string {
+	wd, _ := os.Getwd()
+	home, _ := os.UserHomeDir()
+	return recordedCommand(wd, home, args)
+}
+
+func recordedCommand(wd, home string, args []string) string {
+	words := make([]string, len(args))
+	for i, a := range args {
+		flag, value, isFlag := "", a, false
+		if strings.HasPrefix(a, "-") {
+			if f, v, ok := strings.Cut(a, "="); ok {
+				flag, value, isFlag = f+"=", v, true
+			}
+		}
+		word := shellWord(value)
+		if filepath.IsAbs(value) {
+			if rel, ok := within(wd, value); ok {
+				word = shellWord(rel)
+			} else if rel, ok := within(home, value); ok {
+				word = "~/" + shellWord(rel)
+			}
+		}
+		if isFlag {
+			word = shellWord(flag) + word
+		}
+		words[i] = word
+	}
+	return strings.Join(words, " ")
+}
+
+// within returns path relative to dir when path lies inside dir (dir itself excluded).
+func within(dir, path string) (string, bool) {
+	if dir == "" || dir == "/" {
+		return "", false
+	}
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return rel, true
 }
 
 // shellWord is a as one shell word: unchanged when it has only characters a shell leaves alone,

@@ -93,3 +93,44 @@ func TestCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedCommand checks that recorded commands name no path of the machine they ran on: paths
+// in the working directory become relative, paths in the home directory ~/…, and sh reads the
+// line back as those arguments, ~ expanded.
+func TestRecordedCommand(t *testing.T) {
+	wd, home := "/work/main", "/root"
+	for _, tc := range []struct {
+		args      []string
+		want      string
+		shellArgs []string // what sh reads back, with HOME=/root
+	}{
+		{[]string{"stag", "reproduce", "table2", "-out", "/work/main/.data/gpu-results", "-configs", "normal(1,0.8)"},
+			"stag reproduce table2 -out .data/gpu-results -configs 'normal(1,0.8)'", nil},
+		{[]string{"stag", "bench", "-markdown", "/root/out/bench.md", "-out=/work/main/x y.jsonl"},
+			"stag bench -markdown ~/out/bench.md -out='x y.jsonl'", []string{"stag", "bench", "-markdown", "/root/out/bench.md", "-out=x y.jsonl"}},
+		{[]string{"-out", "/tmp/recrun/results", "-out", "/work/mainline/r", "-out", "/work/main"},
+			"-out /tmp/recrun/results -out /work/mainline/r -out /work/main", nil},
+	} {
+		got := recordedCommand(wd, home, tc.args)
+		if got != tc.want {
+			t.Errorf("recordedCommand(%q) = %s, want %s", tc.args, got, tc.want)
+			continue
+		}
+		if runtime.GOOS == "windows" {
+			continue
+		}
+		cmd := exec.Command("sh", "-c", `eval "set -- $1"; for a in "$@"; do printf '[%s]\n' "$a"; done`, "sh", got)
+		cmd.Env = append(os.Environ(), "HOME="+home)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("sh reading %s: %v", got, err)
+		}
+		var want strings.Builder
+		for _, a := range tc.shellArgs {
+			want.WriteString("[" + a + "]\n")
+		}
+		if tc.shellArgs != nil && string(out) != want.String() {
+			t.Errorf("sh reads %s as %q, want %q", got, out, want.String())
+		}
+	}
+}

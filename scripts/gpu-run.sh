@@ -50,7 +50,7 @@ say() { printf '[gpu-run] %s\n' "$*"; }
 OUT="${OUT:-$ROOT/.data/gpu-out}"
 mkdir -p "$OUT"
 export STAGNB_DATA="${STAGNB_DATA:-$ROOT/.data/datasets}"
-RESULTS="${STAGNB_GPU_RESULTS:-$ROOT/.data/gpu-results}"
+RESULTS="${STAGNB_GPU_RESULTS:-.data/gpu-results}" # relative: the script runs from the checkout
 PEER_PYTHON="${STAGNB_PEER_PYTHON:-python3}"
 
 BIN="$(cd "${STAGNB_BIN:-bin}" 2>/dev/null && pwd -P)" || BIN="${STAGNB_BIN:-bin}"

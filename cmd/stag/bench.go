@@ -102,7 +102,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		return writeBenchFiles(*out, *markdown, all.Bytes(), lines)
 	}
-	command := models.CommandLine(append([]string{"stag", "bench"}, args...)...)
+	command := models.RecordedCommand(append([]string{"stag", "bench"}, args...)...)
 	// The peer's counterpart of each picked method, where it has one.
 	peerOf := make([]*peerMethod, len(picked))
 	if *peer != "" {

@@ -112,7 +112,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer backend.Finalize()
-	prov := models.Provenance{Command: models.CommandLine(append([]string{"stag", "reproduce"}, args...)...), Commit: recordRevision("reproduce", stderr)}
+	prov := models.Provenance{Command: models.RecordedCommand(append([]string{"stag", "reproduce"}, args...)...), Commit: recordRevision("reproduce", stderr)}
 	start := time.Now()
 	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, *out, prov, models.ReproduceOptions{Progress: stderr, Logf: logf, Jobs: *jobs})
 	fmt.Fprintf(stdout, "%s: %d runs trained, %d already recorded, in %s; wall time %s\n", table, trained, skipped, *out, time.Since(start).Round(time.Second))
@@ -342,7 +342,7 @@ func runAnalysis(item string, args []string, stdout, stderr io.Writer) error {
 	}
 	defer backend.Finalize()
 	fmt.Fprintf(stdout, "%s: %s settings %+v; backend %s, device %s; commit %s\n",
-		models.CommandLine(append([]string{"stag", "reproduce", item}, args...)...), settings.Mode(), settings,
+		models.RecordedCommand(append([]string{"stag", "reproduce", item}, args...)...), settings.Mode(), settings,
 		stagnb.BackendName(backend), stagnb.DeviceName(backend), recordRevision("reproduce", stderr))
 	start := time.Now()
 	outs, err := experiments.Analysis(backend, item, settings, stderr)
