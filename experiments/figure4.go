@@ -412,6 +412,10 @@ func EnergyCurves(backend compute.Backend, s *Figure4Setup, noises []Figure4Nois
 	if runs < 1 {
 		return nil, fmt.Errorf("experiments.EnergyCurves: runs = %d, want at least 1", runs)
 	}
+	energy, err := stagnb.NewDirichlet(s.Edges)
+	if err != nil {
+		return nil, fmt.Errorf("experiments.EnergyCurves: %w", err)
+	}
 	curves := make([]EnergyCurve, len(noises))
 	for i, nz := range noises {
 		cs := seed + int64(i)
@@ -427,7 +431,7 @@ func EnergyCurves(backend compute.Backend, s *Figure4Setup, noises []Figure4Nois
 			c.Energy[r] = make([]float64, depth+1)
 			c.SqNorm[r] = make([]float64, depth+1)
 			for k := 0; k <= depth; k++ {
-				e, err := stagnb.DirichletEnergy(s.Edges, states[k][r])
+				e, err := energy.Energy(states[k][r])
 				if err != nil {
 					return nil, fmt.Errorf("experiments.EnergyCurves %s: %w", nz.Name, err)
 				}
@@ -653,6 +657,10 @@ func Theorem2Check(backend compute.Backend, s *Figure4Setup, inputs []Theorem2In
 	if samples < 2 {
 		return nil, fmt.Errorf("experiments.Theorem2Check: samples = %d, want at least 2", samples)
 	}
+	energy, err := stagnb.NewDirichlet(s.Edges)
+	if err != nil {
+		return nil, fmt.Errorf("experiments.Theorem2Check: %w", err)
+	}
 	var rows []Theorem2Row
 	for ni, nz := range noises {
 		for ii, in := range inputs {
@@ -668,7 +676,7 @@ func Theorem2Check(backend compute.Backend, s *Figure4Setup, inputs []Theorem2In
 					return nil, fmt.Errorf("experiments.Theorem2Check %s, %s: %w", in.Name, nz.Name, err)
 				}
 				for _, x := range states[1] {
-					e, err := stagnb.DirichletEnergy(s.Edges, x)
+					e, err := energy.Energy(x)
 					if err != nil {
 						return nil, fmt.Errorf("experiments.Theorem2Check: %w", err)
 					}

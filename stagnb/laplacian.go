@@ -39,36 +39,6 @@ func NormalizedLaplacian(el *EdgeList) (*mat.SymDense, error) {
 	return lap, nil
 }
 
-// checkSymmetric is undirectedDegrees' validation and symmetry check without its map, for a caller
-// on a hot path (DirichletEnergy runs once per signal): it compares the multiset of edges u→v with
-// that of their reverses v→u through sums of 64-bit hashes, in O(|E|) without allocating. Equal
-// multisets always give equal sums; when the sums differ, undirectedDegrees finds the first edge
-// listed more often in one direction than in the other, for the error.
-func checkSymmetric(fn string, el *EdgeList) error {
-	if err := el.Validate(); err != nil {
-		return fmt.Errorf("stagnb.%s: %w", fn, err)
-	}
-	var fwd, rev uint64
-	for e := range el.Src {
-		u, v := uint64(uint32(el.Src[e])), uint64(uint32(el.Dst[e]))
-		fwd += splitMix64(u<<32 | v)
-		rev += splitMix64(v<<32 | u)
-	}
-	if fwd == rev {
-		return nil
-	}
-	_, _, err := undirectedDegrees(fn, el)
-	return err
-}
-
-// splitMix64 is SplitMix64's output function: a bijective mix of the 64 bits of x.
-func splitMix64(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
-}
-
 // undirectedDegrees validates el and checks that it is symmetric: every edge u→v (u ≠ v) listed
 // as many times as v→u. It returns how many times each edge u→v (u ≠ v) is listed and each node's
 // degree without self-loops (repeated edges counted); fn names the caller in errors.

@@ -58,6 +58,13 @@ func TestDirichletEnergyMatchesLaplacian(t *testing.T) {
 		if !near(got, want, 1e-10) {
 			t.Errorf("seed %d: edge-list energy %.12g, tr(XᵀΔ̃X) %.12g", seed, got, want)
 		}
+		d, err := stagnb.NewDirichlet(el)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prepared, err := d.Energy(x); err != nil || prepared != got {
+			t.Errorf("seed %d: NewDirichlet(el).Energy(x) = %.12g (%v), DirichletEnergy %.12g", seed, prepared, err, got)
+		}
 		f := mat.Col(nil, 0, xm)
 		fs, _ := stagnb.DirichletEnergyScalar(el, f)
 		fv := mat.NewVecDense(len(f), f)
@@ -91,6 +98,18 @@ func TestDirichletEnergyBadInput(t *testing.T) {
 	} {
 		if _, err := stagnb.DirichletEnergy(c.el, c.x); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
+		}
+		// The prepared form refuses the same, naming itself: the graph in NewDirichlet, the
+		// features in Energy.
+		var err error
+		if d, derr := stagnb.NewDirichlet(c.el); derr != nil {
+			err = derr
+		} else {
+			_, err = d.Energy(c.x)
+		}
+		want := strings.ReplaceAll(c.want, "stagnb.DirichletEnergy", "stagnb.NewDirichlet")
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "DirichletEnergy") {
+			t.Errorf("%s: NewDirichlet/Energy error %v, want one mentioning %q and naming the prepared form", c.name, err, want)
 		}
 	}
 }
