@@ -42,6 +42,11 @@ type checkedOptimizer struct {
 // UpdateGraph runs the wrapped optimizer's update and then records the check.
 func (o checkedOptimizer) UpdateGraph(scope *model.Scope, g *Graph, loss *Node) {
 	o.Interface.UpdateGraph(scope, g, loss)
+	check := scope.Store().VariableWithValue(finitePath, float32(1)).SetTrainable(false)
+	// Read it first, so that its parameter node comes before the nodes of the check: the pure-Go
+	// backend (compute v0.1.6) fails with "index out of range" on a parameter created after the
+	// last node a graph needs, as it would be here, where trainStep's graph ends with the loss.
+	_ = check.NodeValue(g)
 	ok := Const(g, float32(1))
 	for v := range scope.Store().IterVariables() {
 		if !v.Trainable || !v.DType().IsFloat() {
@@ -50,7 +55,6 @@ func (o checkedOptimizer) UpdateGraph(scope *model.Scope, g *Graph, loss *Node) 
 		finite := ConvertDType(ReduceAllMin(ConvertDType(IsFinite(v.NodeValue(g)), v.DType())), ok.DType())
 		ok = Min(ok, finite)
 	}
-	check := scope.Store().VariableWithValue(finitePath, float32(1)).SetTrainable(false)
 	check.SetNodeValue(ok)
 }
 

@@ -8,7 +8,6 @@ import (
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/train"
 	"github.com/gomlx/gomlx/ml/train/optimizer"
 	"github.com/stagnb/stagnb/internal/stagtest"
 )
@@ -45,16 +44,15 @@ func TestNonFiniteGradientStops(t *testing.T) {
 // TestCheckedOptimizerFinite checks that a healthy step passes the check (so the check can fail
 // only for a reason).
 func TestCheckedOptimizerFinite(t *testing.T) {
-	backend := stagtest.Backend(t)
-	store := model.NewStore()
-	trainer := train.NewTrainer(backend, store, func(scope *model.Scope, x *Node) *Node {
-		w := scope.VariableWithValue("w", float32(2)).NodeValue(x.Graph())
-		return Mul(x, w)
-	}, func(labels, predictions []*Node) *Node {
-		return ReduceAllMean(Square(Sub(predictions[0], labels[0])))
-	}, checkedOptimizer{optimizer.Adam().LearningRate(0.1).Done()}, nil, nil)
-	scalar := func(x float32) []*tensors.Tensor { return []*tensors.Tensor{tensors.FromValue([]float32{x})} }
-	l, err := trainStep(trainer, train.Batch{Inputs: scalar(1), Labels: scalar(3)}, store)
+	ts, err := newTrainStep(stagtest.Backend(t), 1, func(scope *model.Scope, g *Graph) *Node {
+		w := scope.VariableWithValue("w", float32(2)).NodeValue(g)
+		return ReduceAllMean(Square(Sub(Mul(Const(g, []float32{1}), w), Const(g, []float32{3}))))
+	}, checkedOptimizer{optimizer.Adam().LearningRate(0.1).Done()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ts.Finalize()
+	l, err := ts.step()
 	if err != nil || math.Abs(l-1) > 1e-6 {
 		t.Fatalf("healthy step: loss %v, error %v; want loss 1 and no error", l, err)
 	}
@@ -65,28 +63,25 @@ func TestCheckedOptimizerFinite(t *testing.T) {
 // step is lr·g/(|g| + ε) = lr/1.1, where GoMLX's default ε = 1e-7 would step lr/2.
 func TestPaperAdamEpsilon(t *testing.T) {
 	const lr, grad = 0.1, 1e-7
-	backend := stagtest.Backend(t)
-	store := model.NewStore()
-	trainer := train.NewTrainer(backend, store, func(scope *model.Scope, x *Node) *Node {
-		w := scope.VariableWithValue("w", float64(0)).NodeValue(x.Graph())
-		return Mul(x, w)
-	}, func(_, predictions []*Node) *Node {
-		return ReduceAllSum(predictions[0]) // loss = g·w: the gradient is g at every step
-	}, paperAdam(lr), nil, nil)
+	ts, err := newTrainStep(stagtest.Backend(t), 1, func(scope *model.Scope, g *Graph) *Node {
+		w := scope.VariableWithValue("w", float64(0)).NodeValue(g)
+		return ReduceAllSum(Mul(Const(g, []float64{grad}), w)) // loss = g·w: the gradient is g at every step
+	}, paperAdam(lr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ts.Finalize()
 	w := 0.0
 	m, v := 0.0, 0.0
 	for step := 1; step <= 3; step++ {
-		if _, err := trainStep(trainer, train.Batch{
-			Inputs: []*tensors.Tensor{tensors.FromValue([]float64{grad})},
-			Labels: []*tensors.Tensor{tensors.FromValue([]float64{0})},
-		}, store); err != nil {
+		if _, err := ts.step(); err != nil {
 			t.Fatal(err)
 		}
 		m = 0.9*m + 0.1*grad
 		v = 0.999*v + 0.001*grad*grad
 		mHat, vHat := m/(1-math.Pow(0.9, float64(step))), v/(1-math.Pow(0.999, float64(step)))
 		w -= lr * mHat / (math.Sqrt(vHat) + 1e-8)
-		got := tensors.ToScalar[float64](store.GetVariable("/w").MustValue())
+		got := tensors.ToScalar[float64](ts.store.GetVariable("/w").MustValue())
 		if math.Abs(got-w) > 1e-9 {
 			t.Errorf("step %d: w = %.12g, torch's Adam gives %.12g", step, got, w)
 		}

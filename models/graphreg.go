@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -118,30 +119,51 @@ type GraphResult struct {
 // TrainGraphRegressor trains m on task full-batch with MSE and Adam (cfg.LearningRate; L2 on the
 // first layer when cfg.WeightDecayFirst > 0), evaluates the cfg.MCSamples-sample mean prediction
 // every cfg.EvalEvery epochs (and after the last; the code's first evaluation came after epoch 1, see
-// TrainConfig.EvalEvery), and reports the test RMSE at the lowest validation RMSE.
+// TrainConfig.EvalEvery), and reports the test RMSE at the lowest validation RMSE. To train several
+// seeds of the same model, a GraphTrainer compiles its graphs once.
 func TrainGraphRegressor(backend compute.Backend, task *GraphTask, m GraphPredictor, cfg TrainConfig) (*GraphResult, error) {
+	t, err := NewGraphTrainer(backend, task, m, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Finalize()
+	return t.Train(cfg)
+}
+
+// GraphTrainer is NodeTrainer's counterpart for graph regression: it trains one model on one
+// task with one protocol for as many seeds as asked, compiling its graphs once, each seed to the
+// result TrainGraphRegressor gives it.
+type GraphTrainer struct {
+	task    *GraphTask
+	cfg     TrainConfig // the parts that shape the graphs: LearningRate, WeightDecayFirst, MCSamples
+	step    *trainStep
+	eval    *model.Exec
+	fresh   bool      // no seed trained yet
+	created time.Time // when NewGraphTrainer began
+}
+
+// NewGraphTrainer builds and compiles the training step of m on task with cfg's learning rate,
+// first-layer weight decay and Monte-Carlo evaluation. Finalize frees it.
+func NewGraphTrainer(backend compute.Backend, task *GraphTask, m GraphPredictor, cfg TrainConfig) (*GraphTrainer, error) {
 	if cfg.Epochs < 1 || cfg.EvalEvery < 1 || cfg.MCSamples < 1 {
 		return nil, fmt.Errorf("models.TrainGraphRegressor: Epochs=%d, EvalEvery=%d, MCSamples=%d must be ≥ 1", cfg.Epochs, cfg.EvalEvery, cfg.MCSamples)
 	}
-	start := time.Now()
-	store := model.NewStore()
-	defer store.Finalize()
-	store.SetParam(model.ParamInitialSeed, cfg.Seed)
-	if err := store.SetRNGStateFromSeed(cfg.Seed); err != nil {
-		return nil, err
-	}
-	// The trainer needs an input: the epoch number, unused by the model (the batch is a constant).
-	trainer := train.NewTrainer(backend, store, func(scope *model.Scope, epoch *Node) *Node {
-		g := epoch.Graph()
+	created := time.Now()
+	labels := tensors.FromFlatDataAndDimensions(slices.Clone(task.Train.Labels), len(task.Train.Labels))
+	step, err := newTrainStep(backend, cfg.Seed, func(scope *model.Scope, g *Graph) *Node {
 		pred := m.Predict(scope, g, task.Train, task.NumFeatures)
 		if cfg.WeightDecayFirst > 0 {
 			for v := range scope.At("layer_0").IterVariables() {
 				train.AddRegularizationLoss(MulScalar(ReduceAllSum(Square(v.NodeValue(g))), cfg.WeightDecayFirst/2))
 			}
 		}
-		return pred
-	}, loss.MeanSquaredError, paperAdam(cfg.LearningRate), nil, nil)
-	eval, err := model.NewExec(backend, store, func(scope *model.Scope, g *Graph) []*Node {
+		return ReduceAllMean(loss.MeanSquaredError([]*Node{Const(g, labels)}, []*Node{pred}))
+	}, paperAdam(cfg.LearningRate))
+	if err != nil {
+		return nil, fmt.Errorf("models.NewGraphTrainer: %w", err)
+	}
+	t := &GraphTrainer{task: task, cfg: cfg, step: step, fresh: true, created: created}
+	t.eval, err = model.NewExec(backend, step.store, func(scope *model.Scope, g *Graph) []*Node {
 		var outs []*Node
 		for _, b := range []*GraphBatch{task.Val, task.Test} {
 			mean, spread := stagnb.MonteCarlo(g, cfg.MCSamples, stagnb.MCMean, func(int) *Node {
@@ -152,10 +174,42 @@ func TrainGraphRegressor(backend compute.Backend, task *GraphTask, m GraphPredic
 		return outs
 	})
 	if err != nil {
-		return nil, err
+		t.Finalize()
+		return nil, fmt.Errorf("models.NewGraphTrainer: %w", err)
 	}
-	defer eval.Finalize()
+	return t, nil
+}
 
+// Finalize frees the compiled graphs and the variables.
+func (t *GraphTrainer) Finalize() {
+	if t.eval != nil {
+		t.eval.Finalize()
+	}
+	t.step.Finalize()
+}
+
+// Train trains one run with protocol cfg (its Seed, Epochs, EvalEvery and Progress) and returns
+// the test RMSE at the lowest validation RMSE. cfg's LearningRate, WeightDecayFirst and MCSamples
+// must be those the trainer was built with.
+func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
+	if cfg.Epochs < 1 || cfg.EvalEvery < 1 {
+		return nil, fmt.Errorf("models.TrainGraphRegressor: Epochs=%d, EvalEvery=%d must be ≥ 1", cfg.Epochs, cfg.EvalEvery)
+	}
+	if diff := graphConfigDiff(t.cfg, cfg); diff != "" {
+		return nil, fmt.Errorf("models.GraphTrainer.Train: %s differs from the trainer's", diff)
+	}
+	start := time.Now()
+	if t.fresh {
+		start = t.created // the first run's time includes compiling the training step
+		if err := t.step.seed(cfg.Seed); err != nil {
+			return nil, err
+		}
+	} else if err := t.step.reseed(cfg.Seed); err != nil {
+		return nil, fmt.Errorf("models.GraphTrainer.Train: seed %d: %w", cfg.Seed, err)
+	}
+	t.fresh = false
+	task, eval := t.task, t.eval
+	var err error
 	var trainMean float64
 	for _, y := range task.Train.Labels {
 		trainMean += float64(y)
@@ -164,10 +218,7 @@ func TrainGraphRegressor(backend compute.Backend, task *GraphTask, m GraphPredic
 	res := &GraphResult{Seed: cfg.Seed, Epochs: cfg.Epochs, BestEpoch: -1,
 		MeanBaselineRMSE: rmse(constant(len(task.Test.Labels), float32(trainMean)), task.Test.Labels)}
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
-		res.FinalLoss, err = trainStep(trainer, train.Batch{
-			Inputs: []*tensors.Tensor{tensors.FromValue(int32(epoch))},
-			Labels: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(append([]float32(nil), task.Train.Labels...), len(task.Train.Labels))},
-		}, store)
+		res.FinalLoss, err = t.step.step()
 		if err != nil {
 			return nil, fmt.Errorf("models.TrainGraphRegressor: epoch %d: %w", epoch, err)
 		}

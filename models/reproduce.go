@@ -467,6 +467,12 @@ func Figure5Specs(datasetNames []string, quick bool) []RunSpec {
 	return specs
 }
 
+// job is one pending run of Reproduce: spec, number i of the grid.
+type job struct {
+	i    int
+	spec RunSpec
+}
+
 // ReproduceOptions are the optional settings of Reproduce.
 type ReproduceOptions struct {
 	// Protocol gives each spec's training protocol (nil: ProtocolFor).
@@ -500,10 +506,6 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	type job struct {
-		i    int
-		spec RunSpec
-	}
 	var pending []job
 	for i, spec := range specs {
 		rec, path, err := FindRecord(outDir, spec)
@@ -526,7 +528,8 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 	}
 	r := &reproducer{backend: backend, resolver: resolver, prov: prov, opts: opts, total: len(specs),
 		tasks: map[string]*NodeTask{}, graphTasks: map[string]*GraphTask{}}
-	jobs := min(max(opts.Jobs, 1), max(len(pending), 1))
+	units := seedUnits(pending, opts.Jobs)
+	jobs := min(max(opts.Jobs, 1), max(len(units), 1))
 	if jobs > 1 && r.opts.Progress != nil {
 		r.opts.Progress = &lockedWriter{w: r.opts.Progress}
 		r.lines = true
@@ -536,44 +539,81 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 		first error
 		wg    sync.WaitGroup
 	)
-	queue := make(chan job)
+	failed := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return first != nil
+	}
+	queue := make(chan []job)
 	for range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range queue {
-				mu.Lock()
-				failed := first != nil
-				mu.Unlock()
-				if failed {
-					continue // drain the queue without training
+			for unit := range queue {
+				var tr runTrainer
+				for _, j := range unit {
+					if failed() {
+						break // drain the queue without training
+					}
+					rec, err := r.run(j.i, j.spec, &tr)
+					if err == nil {
+						err = writeRecord(filepath.Join(outDir, j.spec.Path()), rec)
+					}
+					mu.Lock()
+					if err != nil && first == nil {
+						first = err
+					} else if err == nil {
+						trained++
+					}
+					mu.Unlock()
 				}
-				rec, err := r.run(j.i, j.spec)
-				if err == nil {
-					err = writeRecord(filepath.Join(outDir, j.spec.Path()), rec)
-				}
-				mu.Lock()
-				if err != nil && first == nil {
-					first = err
-				} else if err == nil {
-					trained++
-				}
-				mu.Unlock()
+				tr.finalize()
 			}
 		}()
 	}
-	for _, j := range pending {
-		mu.Lock()
-		failed := first != nil
-		mu.Unlock()
-		if failed {
+	for _, u := range units {
+		if failed() {
 			break
 		}
-		queue <- j
+		queue <- u
 	}
 	close(queue)
 	wg.Wait()
 	return trained, skipped, first
+}
+
+// seedUnits splits the pending runs into units of runs that differ only in their seed, to be
+// trained one after the other on the same compiled graphs (NodeTrainer, GraphTrainer), keeping
+// their order. When there are fewer such units than jobs, it splits them further, so that every
+// job has work.
+func seedUnits(pending []job, jobs int) [][]job {
+	var units [][]job
+	index := map[RunSpec]int{}
+	for _, j := range pending {
+		key := j.spec
+		key.Seed = 0
+		k, ok := index[key]
+		if !ok {
+			k = len(units)
+			index[key] = k
+			units = append(units, nil)
+		}
+		units[k] = append(units[k], j)
+	}
+	if len(units) == 0 || len(units) >= jobs {
+		return units
+	}
+	per := (jobs + len(units) - 1) / len(units) // pieces per unit
+	var split [][]job
+	for _, u := range units {
+		size := max((len(u)+per-1)/per, 1)
+		for len(u) > 0 {
+			n := min(size, len(u))
+			split = append(split, u[:n])
+			u = u[n:]
+		}
+	}
+	return split
 }
 
 // reproducer trains the runs of one Reproduce call, sharing the loaded datasets between them.
@@ -633,9 +673,33 @@ func (r *reproducer) graphTask(spec RunSpec) (*GraphTask, error) {
 	return task, nil
 }
 
-// run trains spec (number i of the grid) and returns its record.
-func (r *reproducer) run(i int, spec RunSpec) (Record, error) {
+// runTrainer is the trainer that a unit of Reproduce's runs (seedUnits) shares: built for its
+// first run, reused by the next seeds, finalized at the unit's end.
+type runTrainer struct {
+	node  *NodeTrainer
+	graph *GraphTrainer
+	model ModelConfig // the record's description of the trainer's model
+	cfg   TrainConfig // the protocol it was built with
+}
+
+// finalize frees the trainer, if any.
+func (t *runTrainer) finalize() {
+	if t.node != nil {
+		t.node.Finalize()
+	}
+	if t.graph != nil {
+		t.graph.Finalize()
+	}
+	*t = runTrainer{}
+}
+
+// run trains spec (number i of the grid) with tr, building tr at its first use (or when the
+// protocol's graphs change), and returns its record.
+func (r *reproducer) run(i int, spec RunSpec, tr *runTrainer) (Record, error) {
 	cfg := r.opts.Protocol(spec)
+	if (tr.node != nil || tr.graph != nil) && graphConfigDiff(tr.cfg, cfg) != "" {
+		tr.finalize()
+	}
 	title := fmt.Sprintf("[%d/%d] %s %s %s %s seed %d", i+1, r.total, spec.Table, spec.Dataset, spec.Column(), spec.Config, spec.Seed)
 	var bar *progress.Bar
 	if r.opts.Progress != nil {
@@ -656,30 +720,42 @@ func (r *reproducer) run(i int, spec RunSpec) (Record, error) {
 		if err != nil {
 			return rec, err
 		}
-		m, err := GraphModelFor(spec)
-		if err != nil {
-			return rec, err
+		if tr.graph == nil {
+			m, err := GraphModelFor(spec)
+			if err != nil {
+				return rec, err
+			}
+			if tr.graph, err = NewGraphTrainer(r.backend, task, m, cfg); err != nil {
+				return rec, fmt.Errorf("%s: %w", spec.Path(), err)
+			}
+			tr.model, tr.cfg = describeGraphModel(m), cfg
 		}
-		res, err := TrainGraphRegressor(r.backend, task, m, cfg)
+		res, err := tr.graph.Train(cfg)
 		if err != nil {
 			return rec, fmt.Errorf("%s: %w", spec.Path(), err)
 		}
-		rec.Regression, rec.Model = res, describeGraphModel(m)
+		rec.Regression, rec.Model = res, tr.model
 		summary = fmt.Sprintf("test RMSE %.4f at epoch %d (mean predictor %.4f; %.0f s)", res.TestRMSE, res.BestEpoch, res.MeanBaselineRMSE, res.WallSeconds)
 	} else {
 		task, err := r.nodeTask(spec)
 		if err != nil {
 			return rec, err
 		}
-		m, err := ModelFor(spec)
-		if err != nil {
-			return rec, err
+		if tr.node == nil {
+			m, err := ModelFor(spec)
+			if err != nil {
+				return rec, err
+			}
+			if tr.node, err = NewNodeTrainer(r.backend, task, m, cfg); err != nil {
+				return rec, fmt.Errorf("%s: %w", spec.Path(), err)
+			}
+			tr.model, tr.cfg = describeModel(m, task), cfg
 		}
-		res, err := TrainNodeClassifier(r.backend, task, m, cfg)
+		res, err := tr.node.Train(cfg)
 		if err != nil {
 			return rec, fmt.Errorf("%s: %w", spec.Path(), err)
 		}
-		rec.Result, rec.Model = res, describeModel(m, task)
+		rec.Result, rec.Model = res, tr.model
 		summary = fmt.Sprintf("test %.2f%% at epoch %d (%.0f s)", 100*res.TestAcc, res.BestEpoch, res.WallSeconds)
 	}
 	if bar != nil {

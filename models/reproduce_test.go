@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -137,6 +138,105 @@ func TestReproduceResumes(t *testing.T) {
 	trained, _, err = Reproduce(backend, datasets.NewResolver(), bad, t.TempDir(), prov, ReproduceOptions{Protocol: tiny})
 	if err == nil || !strings.Contains(err.Error(), "normal(1") || trained != 0 {
 		t.Errorf("a bad config first: trained %d, error %v; want 0 and an error naming it", trained, err)
+	}
+}
+
+// TestReproduceReusesTrainers checks that the seeds of a configuration, trained one after the
+// other on one trainer's graphs, are recorded with the results that fresh runs give them.
+func TestReproduceReusesTrainers(t *testing.T) {
+	task := coraTask(t) // skips without data
+	var specs []RunSpec
+	for seed := int64(1); seed <= 3; seed++ {
+		specs = append(specs, RunSpec{Table: "table2", Dataset: "cora", Config: "normal(1,0.8)", Layers: 2, Seed: seed, Quick: true})
+	}
+	for seed := int64(1); seed <= 2; seed++ {
+		specs = append(specs, RunSpec{Table: "table2", Dataset: "esol", Config: "normal(1,0.2)", Layers: 2, Seed: seed, Quick: true})
+	}
+	tiny := func(s RunSpec) TrainConfig {
+		c := ProtocolFor(s)
+		c.Epochs, c.EvalEvery, c.MCSamples = 3, 2, 2
+		return c
+	}
+	backend := stagtest.Backend(t)
+	dir := t.TempDir()
+	if trained, _, err := Reproduce(backend, datasets.NewResolver(), specs, dir, Provenance{}, ReproduceOptions{Protocol: tiny}); err != nil || trained != len(specs) {
+		t.Fatalf("trained %d of %d: %v", trained, len(specs), err)
+	}
+	molecules := moleculeTask(t, "esol")
+	for _, spec := range specs {
+		rec, err := ReadRecord(filepath.Join(dir, spec.Path()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if IsMoleculeDataset(spec.Dataset) {
+			m, err := GraphModelFor(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, err := TrainGraphRegressor(backend, molecules, m, tiny(spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh.WallSeconds, rec.Regression.WallSeconds = 0, 0
+			if *fresh != *rec.Regression {
+				t.Errorf("%s: recorded %+v, a fresh run gives %+v", spec.Path(), rec.Regression, fresh)
+			}
+			continue
+		}
+		m, err := ModelFor(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := TrainNodeClassifier(backend, task, m, tiny(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh.WallSeconds, rec.Result.WallSeconds = 0, 0
+		if !reflect.DeepEqual(fresh, rec.Result) {
+			t.Errorf("%s: recorded %+v, a fresh run gives %+v", spec.Path(), rec.Result, fresh)
+		}
+	}
+}
+
+// TestSeedUnits checks how Reproduce groups the seeds of a configuration, and splits the groups
+// when there are more jobs than groups.
+func TestSeedUnits(t *testing.T) {
+	grid := func(configs, seeds int) []job {
+		var jobs []job
+		for c := range configs {
+			for s := 1; s <= seeds; s++ {
+				jobs = append(jobs, job{i: len(jobs), spec: RunSpec{Table: "table2", Dataset: "cora", Config: fmt.Sprint(c), Layers: 2, Seed: int64(s)}})
+			}
+		}
+		return jobs
+	}
+	for _, tc := range []struct {
+		configs, seeds, jobs int
+		want                 []int // the units' sizes
+	}{
+		{0, 0, 4, nil},
+		{2, 5, 1, []int{5, 5}},
+		{2, 5, 2, []int{5, 5}},
+		{2, 5, 4, []int{3, 2, 3, 2}},
+		{2, 5, 10, []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
+		{1, 3, 8, []int{1, 1, 1}},
+		{3, 5, 2, []int{5, 5, 5}},
+	} {
+		units := seedUnits(grid(tc.configs, tc.seeds), tc.jobs)
+		var sizes []int
+		next := 0
+		for _, u := range units {
+			sizes = append(sizes, len(u))
+			for _, j := range u {
+				if j.i != next || j.spec.Config != u[0].spec.Config {
+					t.Errorf("%d configs × %d seeds, %d jobs: unit %v is out of order or mixes configurations", tc.configs, tc.seeds, tc.jobs, u)
+				}
+				next++
+			}
+		}
+		if !slices.Equal(sizes, tc.want) {
+			t.Errorf("%d configs × %d seeds, %d jobs: units of %v, want %v", tc.configs, tc.seeds, tc.jobs, sizes, tc.want)
+		}
 	}
 }
 

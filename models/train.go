@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gomlx/compute"
@@ -120,29 +121,49 @@ type NodeClassifier interface {
 
 // TrainNodeClassifier trains m on task with protocol cfg on backend and returns the test metrics
 // at the best validation accuracy. A NaN or infinite loss or gradient stops the run with an error naming
-// the epoch.
+// the epoch. To train several seeds of the same model, a NodeTrainer compiles its graphs once.
 func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifier, cfg TrainConfig) (*NodeResult, error) {
+	t, err := NewNodeTrainer(backend, task, m, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Finalize()
+	return t.Train(cfg)
+}
+
+// NodeTrainer trains one model on one task with one protocol for as many seeds as asked, one
+// after the other, compiling its training and evaluation graphs once: each seed starts from the
+// variables a fresh run would have, and trains to the same result as TrainNodeClassifier. On a
+// GPU, where XLA takes seconds to compile each graph, this is most of a short run's time.
+type NodeTrainer struct {
+	backend compute.Backend
+	task    *NodeTask
+	m       NodeClassifier
+	cfg     TrainConfig // the parts that shape the graphs: LearningRate, WeightDecayFirst, MCSamples, MCVote
+	step    *trainStep
+	eval    *model.Exec
+	fresh   bool      // no seed trained yet: the store is as newTrainStep left it
+	created time.Time // when NewNodeTrainer began
+}
+
+// NewNodeTrainer builds and compiles the training step of m on task with cfg's learning rate, first-layer
+// weight decay and Monte-Carlo evaluation; cfg.Seed seeds the first run. Finalize frees it.
+func NewNodeTrainer(backend compute.Backend, task *NodeTask, m NodeClassifier, cfg TrainConfig) (*NodeTrainer, error) {
 	if cfg.Epochs < 1 || cfg.EvalEvery < 1 || cfg.MCSamples < 1 {
 		return nil, fmt.Errorf("models.TrainNodeClassifier: Epochs=%d, EvalEvery=%d, MCSamples=%d must be ≥ 1", cfg.Epochs, cfg.EvalEvery, cfg.MCSamples)
 	}
-	start := time.Now()
-	store := model.NewStore()
-	defer store.Finalize() // free the variables' buffers now, not at some later GC
-	store.SetParam(model.ParamInitialSeed, cfg.Seed)
-	if err := store.SetRNGStateFromSeed(cfg.Seed); err != nil {
-		return nil, err
-	}
+	created := time.Now()
 	idx := task.Split.Train
 	labels := make([]int32, len(idx))
 	for i, v := range idx {
 		labels[i] = task.Labels[v]
 	}
-	trainer := train.NewTrainer(backend, store, func(scope *model.Scope, nodes *Node) *Node {
-		logits := m.Logits(scope, nodes.Graph(), task)
+	step, err := newTrainStep(backend, cfg.Seed, func(scope *model.Scope, g *Graph) *Node {
+		logits := m.Logits(scope, g, task)
 		if cfg.WeightDecayFirst > 0 {
 			var sq *Node
 			for v := range scope.At("layer_0").IterVariables() {
-				s := ReduceAllSum(Square(v.NodeValue(nodes.Graph())))
+				s := ReduceAllSum(Square(v.NodeValue(g)))
 				if sq == nil {
 					sq = s
 				} else {
@@ -151,18 +172,60 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 			}
 			train.AddRegularizationLoss(MulScalar(sq, cfg.WeightDecayFirst/2))
 		}
-		return Gather(logits, nodes)
-	}, loss.SparseCategoricalCrossEntropyLogits, paperAdam(cfg.LearningRate), nil, nil)
+		nodes := Const(g, tensors.FromFlatDataAndDimensions(slices.Clone(idx), len(idx), 1))
+		y := Const(g, tensors.FromFlatDataAndDimensions(labels, len(labels), 1))
+		return ReduceAllMean(loss.SparseCategoricalCrossEntropyLogits([]*Node{y}, []*Node{Gather(logits, nodes)}))
+	}, paperAdam(cfg.LearningRate))
+	if err != nil {
+		return nil, fmt.Errorf("models.NewNodeTrainer: %w", err)
+	}
+	t := &NodeTrainer{backend: backend, task: task, m: m, cfg: cfg, step: step, fresh: true, created: created}
+	t.eval, err = model.NewExec(backend, step.store, func(scope *model.Scope, g *Graph) []*Node {
+		samples := stagnb.MonteCarloSamples(g, cfg.MCSamples, func(int) *Node { return m.Logits(scope, g, task) })
+		scores, probs := mcScores(samples, cfg.MCVote)
+		return []*Node{scores, probs}
+	})
+	if err != nil {
+		t.Finalize()
+		return nil, fmt.Errorf("models.NewNodeTrainer: %w", err)
+	}
+	return t, nil
+}
 
-	var eval *model.Exec
+// Finalize frees the compiled graphs and the variables.
+func (t *NodeTrainer) Finalize() {
+	if t.eval != nil {
+		t.eval.Finalize()
+	}
+	t.step.Finalize()
+}
+
+// Train trains one run with protocol cfg (its Seed, Epochs, EvalEvery, SelectFinal, Progress and
+// Inspect) and returns the test metrics at the best validation accuracy. cfg's LearningRate,
+// WeightDecayFirst, MCSamples and MCVote must be those the trainer was built with.
+func (t *NodeTrainer) Train(cfg TrainConfig) (*NodeResult, error) {
+	if cfg.Epochs < 1 || cfg.EvalEvery < 1 {
+		return nil, fmt.Errorf("models.TrainNodeClassifier: Epochs=%d, EvalEvery=%d must be ≥ 1", cfg.Epochs, cfg.EvalEvery)
+	}
+	if diff := graphConfigDiff(t.cfg, cfg); diff != "" {
+		return nil, fmt.Errorf("models.NodeTrainer.Train: %s differs from the trainer's", diff)
+	}
+	start := time.Now()
+	if t.fresh {
+		start = t.created // the first run's time includes compiling the training step
+		if err := t.step.seed(cfg.Seed); err != nil {
+			return nil, err
+		}
+	} else if err := t.step.reseed(cfg.Seed); err != nil {
+		return nil, fmt.Errorf("models.NodeTrainer.Train: seed %d: %w", cfg.Seed, err)
+	}
+	t.fresh = false
+	store, task, eval := t.step.store, t.task, t.eval
 	res := &NodeResult{Seed: cfg.Seed, Epochs: cfg.Epochs, BestEpoch: -1}
 	var bestProbs []float32
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		var err error
-		res.FinalLoss, err = trainStep(trainer, train.Batch{
-			Inputs: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(slices.Clone(idx), len(idx), 1)},
-			Labels: []*tensors.Tensor{tensors.FromFlatDataAndDimensions(slices.Clone(labels), len(labels), 1)},
-		}, store)
+		res.FinalLoss, err = t.step.step()
 		if err != nil {
 			return nil, fmt.Errorf("models.TrainNodeClassifier: epoch %d: %w", epoch, err)
 		}
@@ -172,16 +235,6 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 					ValAcc: res.lastVal(), TestAcc: res.lastTest(), Best: res.TestAcc})
 			}
 			continue
-		}
-		if eval == nil {
-			if eval, err = model.NewExec(backend, store, func(scope *model.Scope, g *Graph) []*Node {
-				samples := stagnb.MonteCarloSamples(g, cfg.MCSamples, func(int) *Node { return m.Logits(scope, g, task) })
-				scores, probs := mcScores(samples, cfg.MCVote)
-				return []*Node{scores, probs}
-			}); err != nil {
-				return nil, err
-			}
-			defer eval.Finalize()
 		}
 		outs, err := eval.Call()
 		if err != nil {
@@ -222,6 +275,25 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 	return res, nil
 }
 
+// graphConfigDiff names the fields of a protocol that shape a trainer's graphs and differ between
+// built and asked ("" if none).
+func graphConfigDiff(built, asked TrainConfig) string {
+	var diffs []string
+	if built.LearningRate != asked.LearningRate {
+		diffs = append(diffs, fmt.Sprintf("LearningRate (%v, built with %v)", asked.LearningRate, built.LearningRate))
+	}
+	if built.WeightDecayFirst != asked.WeightDecayFirst {
+		diffs = append(diffs, fmt.Sprintf("WeightDecayFirst (%v, built with %v)", asked.WeightDecayFirst, built.WeightDecayFirst))
+	}
+	if built.MCSamples != asked.MCSamples {
+		diffs = append(diffs, fmt.Sprintf("MCSamples (%d, built with %d)", asked.MCSamples, built.MCSamples))
+	}
+	if built.MCVote != asked.MCVote {
+		diffs = append(diffs, fmt.Sprintf("MCVote (%t, built with %t)", asked.MCVote, built.MCVote))
+	}
+	return strings.Join(diffs, ", ")
+}
+
 // mcScores reduces the Monte-Carlo samples of the logits `[num_nodes, num_classes]` to the scores
 // whose argmax is the prediction, the samples' mean logits or, with vote, their argmaxes' vote
 // fractions; and to the mean of their softmax probabilities.
@@ -258,29 +330,6 @@ func (r *NodeResult) lastEval(f func(Evaluation) float64) float64 {
 		return math.NaN()
 	}
 	return f(r.Evaluations[len(r.Evaluations)-1])
-}
-
-// trainStep runs one training step and returns its loss; a NaN or infinite loss is an error, and
-// so are non-finite gradients when the trainer's optimizer is a checkedOptimizer on store (nil:
-// no gradient check).
-func trainStep(trainer *train.Trainer, batch train.Batch, store *model.Store) (float64, error) {
-	metrics, err := trainer.TrainStep(batch)
-	if err != nil {
-		return 0, err
-	}
-	l, _ := metrics[0].Value().(float32)
-	for _, t := range metrics {
-		t.FinalizeAll()
-	}
-	if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
-		return 0, fmt.Errorf("the loss is %v", l)
-	}
-	if store != nil {
-		if err := checkFinite(store); err != nil {
-			return 0, err
-		}
-	}
-	return float64(l), nil
 }
 
 // accuracy is the fraction of nodes whose argmax of scores (`[N, c]`, row-major) is their label.

@@ -1,0 +1,148 @@
+package models
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomlx/compute"
+	. "github.com/gomlx/gomlx/core/graph"
+	"github.com/gomlx/gomlx/core/tensors"
+	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train"
+	"github.com/gomlx/gomlx/ml/train/optimizer"
+)
+
+// trainStep is one compiled full-batch training step: a graph without inputs (the batch is part
+// of it) that computes the loss, adds the regularisation terms and applies the optimizer. It is
+// compiled once and can train several seeds one after the other: reseed puts every variable back
+// where a fresh store would start, so that a seed trains exactly as it would alone, without
+// compiling anything but the small initialisation graph again. On a GPU, compiling is most of a
+// short run's time (results/README.md).
+type trainStep struct {
+	backend compute.Backend
+	store   *model.Store
+	exec    *model.Exec
+	checked bool // read checkedOptimizer's finiteness flag after every step
+	// initial holds the values with which variables were created at graph building (optimizer
+	// counters, learning rate, constants of the model); they do not depend on the seed. The other
+	// variables come from their initializers and the seed's random state.
+	initial map[string]*tensors.Tensor
+}
+
+// newTrainStep builds and compiles the training step of lossGraph, whose scalar result is the
+// main loss (the model may add regularisation terms with train.AddRegularizationLoss), on a new
+// store seeded with seed. With a checkedOptimizer, every step also checks that the trainable
+// variables stayed finite.
+func newTrainStep(backend compute.Backend, seed int64, lossGraph func(scope *model.Scope, g *Graph) *Node, opt optimizer.Interface) (*trainStep, error) {
+	store := model.NewStore()
+	_, checked := opt.(checkedOptimizer)
+	s := &trainStep{backend: backend, store: store, checked: checked, initial: map[string]*tensors.Tensor{}}
+	if err := s.seed(seed); err != nil {
+		store.Finalize()
+		return nil, err
+	}
+	var err error
+	s.exec, err = model.NewExec(backend, store, func(scope *model.Scope, g *Graph) *Node {
+		// As train.Trainer builds its step, without its loss metrics: the model (which may add
+		// regularisation), its main loss, then the optimizer on the total.
+		g = g.WithName("TrainStep")
+		store.SetTraining(g, true)
+		train.AddMainLoss(lossGraph(scope, g))
+		loss := train.TotalLoss(g)
+		opt.UpdateGraph(scope, g, loss)
+		train.ExecPerStepUpdateGraphFn(g)
+		return loss
+	})
+	if err == nil {
+		_, err = s.exec.Compile()
+	}
+	if err != nil {
+		s.Finalize()
+		return nil, fmt.Errorf("compiling the training step: %w", err)
+	}
+	// Right after building, the variables that have a value were created with it; the others
+	// wait for their initializers (run at the first step).
+	for v := range store.IterVariables() {
+		if v.Path() == rngStatePath || !v.HasValue() {
+			continue
+		}
+		t, err := v.Value()
+		if err == nil {
+			s.initial[v.Path()], err = t.LocalClone()
+		}
+		if err != nil {
+			s.Finalize()
+			return nil, fmt.Errorf("keeping the initial value of %s: %w", v.Path(), err)
+		}
+	}
+	return s, nil
+}
+
+// rngStatePath is the store path of GoMLX's random state.
+var rngStatePath = model.JoinPath("/", model.RNGStateVariableName)
+
+// seed sets the store's random state (and the initializers' seed parameter) to seed's.
+func (s *trainStep) seed(seed int64) error {
+	s.store.SetParam(model.ParamInitialSeed, seed)
+	return s.store.SetRNGStateFromSeed(seed)
+}
+
+// reseed makes the store what a fresh one seeded with seed is after the first step's graph is
+// built: the variables created with a value get it back, the others are initialized again from
+// the seed's random state, in the order in which the first initialisation drew them.
+func (s *trainStep) reseed(seed int64) error {
+	for v := range s.store.IterVariables() {
+		if v.Path() == rngStatePath {
+			continue
+		}
+		var err error
+		if t := s.initial[v.Path()]; t != nil {
+			var c *tensors.Tensor
+			if c, err = t.LocalClone(); err == nil {
+				err = v.SetValue(c)
+			}
+		} else {
+			err = v.Reset()
+		}
+		if err != nil {
+			return fmt.Errorf("resetting %s: %w", v.Path(), err)
+		}
+	}
+	if err := s.seed(seed); err != nil {
+		return err
+	}
+	return s.store.InitializeVariables(s.backend, nil)
+}
+
+// step runs one training step and returns its loss; a NaN or infinite loss is an error, and so
+// are non-finite variables after the update when the optimizer is a checkedOptimizer.
+func (s *trainStep) step() (float64, error) {
+	outs, err := s.exec.Call()
+	if err != nil {
+		return 0, err
+	}
+	l, _ := outs[0].Value().(float32)
+	for _, t := range outs {
+		t.FinalizeAll()
+	}
+	if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
+		return 0, fmt.Errorf("the loss is %v", l)
+	}
+	if s.checked {
+		if err := checkFinite(s.store); err != nil {
+			return 0, err
+		}
+	}
+	return float64(l), nil
+}
+
+// Finalize frees the compiled step and the variables' buffers.
+func (s *trainStep) Finalize() {
+	if s.exec != nil {
+		s.exec.Finalize()
+	}
+	s.store.Finalize()
+	for _, t := range s.initial {
+		t.FinalizeAll()
+	}
+}
