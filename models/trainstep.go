@@ -22,7 +22,7 @@ type trainStep struct {
 	backend compute.Backend
 	store   *model.Store
 	exec    *model.Exec
-	checked bool // read checkedOptimizer's finiteness flag after every step
+	checked bool // the step checks that the variables stayed finite (checkedOptimizer)
 	// initial holds the values with which variables were created at graph building (optimizer
 	// counters, learning rate, constants of the model); they do not depend on the seed. The other
 	// variables come from their initializers and the seed's random state.
@@ -51,6 +51,12 @@ func newTrainStep(backend compute.Backend, seed int64, lossGraph func(scope *mod
 		loss := train.TotalLoss(g)
 		opt.UpdateGraph(scope, g, loss)
 		train.ExecPerStepUpdateGraphFn(g)
+		if checked {
+			// One scalar comes back per step: the loss, or NaN when the update left a
+			// trainable variable non-finite (step then reads which).
+			ok := store.GetVariable(finitePath).NodeValue(g)
+			loss = Where(Equal(ok, OnesLike(ok)), loss, Scalar(g, loss.DType(), math.NaN()))
+		}
 		return loss
 	})
 	if err == nil {
@@ -115,7 +121,8 @@ func (s *trainStep) reseed(seed int64) error {
 }
 
 // step runs one training step and returns its loss; a NaN or infinite loss is an error, and so
-// are non-finite variables after the update when the optimizer is a checkedOptimizer.
+// are non-finite variables after the update when the optimizer is a checkedOptimizer: the error
+// then names them. Only the loss comes back from the device.
 func (s *trainStep) step() (float64, error) {
 	outs, err := s.exec.Call()
 	if err != nil {
@@ -126,12 +133,12 @@ func (s *trainStep) step() (float64, error) {
 		t.FinalizeAll()
 	}
 	if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
-		return 0, fmt.Errorf("the loss is %v", l)
-	}
-	if s.checked {
-		if err := checkFinite(s.store); err != nil {
-			return 0, err
+		if s.checked {
+			if err := checkFinite(s.store); err != nil {
+				return 0, err
+			}
 		}
+		return 0, fmt.Errorf("the loss is %v", l)
 	}
 	return float64(l), nil
 }
