@@ -134,12 +134,8 @@ func TrainGraphRegressor(backend compute.Backend, task *GraphTask, m GraphPredic
 // task with one protocol for as many seeds as asked, compiling its graphs once, each seed to the
 // result TrainGraphRegressor gives it.
 type GraphTrainer struct {
-	task    *GraphTask
-	cfg     TrainConfig // the parts that shape the graphs: LearningRate, WeightDecayFirst, MCSamples
-	step    *trainStep
-	eval    *model.Exec
-	fresh   bool      // no seed trained yet
-	created time.Time // when NewGraphTrainer began
+	trainerCore
+	task *GraphTask
 }
 
 // NewGraphTrainer builds and compiles the training step of m on task with cfg's learning rate,
@@ -162,7 +158,7 @@ func NewGraphTrainer(backend compute.Backend, task *GraphTask, m GraphPredictor,
 	if err != nil {
 		return nil, fmt.Errorf("models.NewGraphTrainer: %w", err)
 	}
-	t := &GraphTrainer{task: task, cfg: cfg, step: step, fresh: true, created: created}
+	t := &GraphTrainer{trainerCore: trainerCore{step: step, cfg: cfg, fresh: true, created: created}, task: task}
 	t.eval, err = model.NewExec(backend, step.store, func(scope *model.Scope, g *Graph) []*Node {
 		var outs []*Node
 		for _, b := range []*GraphBatch{task.Val, task.Test} {
@@ -180,36 +176,15 @@ func NewGraphTrainer(backend compute.Backend, task *GraphTask, m GraphPredictor,
 	return t, nil
 }
 
-// Finalize frees the compiled graphs and the variables.
-func (t *GraphTrainer) Finalize() {
-	if t.eval != nil {
-		t.eval.Finalize()
-	}
-	t.step.Finalize()
-}
-
 // Train trains one run with protocol cfg (its Seed, Epochs, EvalEvery and Progress) and returns
 // the test RMSE at the lowest validation RMSE. cfg's LearningRate, WeightDecayFirst and MCSamples
 // must be those the trainer was built with.
 func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
-	if cfg.Epochs < 1 || cfg.EvalEvery < 1 {
-		return nil, fmt.Errorf("models.TrainGraphRegressor: Epochs=%d, EvalEvery=%d must be ≥ 1", cfg.Epochs, cfg.EvalEvery)
+	start, err := t.begin(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("models.GraphTrainer.Train: %w", err)
 	}
-	if diff := graphConfigDiff(t.cfg, cfg); diff != "" {
-		return nil, fmt.Errorf("models.GraphTrainer.Train: %s differs from the trainer's", diff)
-	}
-	start := time.Now()
-	if t.fresh {
-		start = t.created // the first run's time includes compiling the training step
-		if err := t.step.seed(cfg.Seed); err != nil {
-			return nil, err
-		}
-	} else if err := t.step.reseed(cfg.Seed); err != nil {
-		return nil, fmt.Errorf("models.GraphTrainer.Train: seed %d: %w", cfg.Seed, err)
-	}
-	t.fresh = false
 	task, eval := t.task, t.eval
-	var err error
 	var trainMean float64
 	for _, y := range task.Train.Labels {
 		trainMean += float64(y)

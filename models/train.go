@@ -136,14 +136,8 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 // variables a fresh run would have, and trains to the same result as TrainNodeClassifier. On a
 // GPU, where XLA takes seconds to compile each graph, this is most of a short run's time.
 type NodeTrainer struct {
-	backend compute.Backend
-	task    *NodeTask
-	m       NodeClassifier
-	cfg     TrainConfig // the parts that shape the graphs: LearningRate, WeightDecayFirst, MCSamples, MCVote
-	step    *trainStep
-	eval    *model.Exec
-	fresh   bool      // no seed trained yet: the store is as newTrainStep left it
-	created time.Time // when NewNodeTrainer began
+	trainerCore
+	task *NodeTask
 }
 
 // NewNodeTrainer builds and compiles the training step of m on task with cfg's learning rate, first-layer
@@ -179,7 +173,7 @@ func NewNodeTrainer(backend compute.Backend, task *NodeTask, m NodeClassifier, c
 	if err != nil {
 		return nil, fmt.Errorf("models.NewNodeTrainer: %w", err)
 	}
-	t := &NodeTrainer{backend: backend, task: task, m: m, cfg: cfg, step: step, fresh: true, created: created}
+	t := &NodeTrainer{trainerCore: trainerCore{step: step, cfg: cfg, fresh: true, created: created}, task: task}
 	t.eval, err = model.NewExec(backend, step.store, func(scope *model.Scope, g *Graph) []*Node {
 		samples := stagnb.MonteCarloSamples(g, cfg.MCSamples, func(int) *Node { return m.Logits(scope, g, task) })
 		scores, probs := mcScores(samples, cfg.MCVote)
@@ -192,34 +186,14 @@ func NewNodeTrainer(backend compute.Backend, task *NodeTask, m NodeClassifier, c
 	return t, nil
 }
 
-// Finalize frees the compiled graphs and the variables.
-func (t *NodeTrainer) Finalize() {
-	if t.eval != nil {
-		t.eval.Finalize()
-	}
-	t.step.Finalize()
-}
-
 // Train trains one run with protocol cfg (its Seed, Epochs, EvalEvery, SelectFinal, Progress and
 // Inspect) and returns the test metrics at the best validation accuracy. cfg's LearningRate,
 // WeightDecayFirst, MCSamples and MCVote must be those the trainer was built with.
 func (t *NodeTrainer) Train(cfg TrainConfig) (*NodeResult, error) {
-	if cfg.Epochs < 1 || cfg.EvalEvery < 1 {
-		return nil, fmt.Errorf("models.TrainNodeClassifier: Epochs=%d, EvalEvery=%d must be ≥ 1", cfg.Epochs, cfg.EvalEvery)
+	start, err := t.begin(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("models.NodeTrainer.Train: %w", err)
 	}
-	if diff := graphConfigDiff(t.cfg, cfg); diff != "" {
-		return nil, fmt.Errorf("models.NodeTrainer.Train: %s differs from the trainer's", diff)
-	}
-	start := time.Now()
-	if t.fresh {
-		start = t.created // the first run's time includes compiling the training step
-		if err := t.step.seed(cfg.Seed); err != nil {
-			return nil, err
-		}
-	} else if err := t.step.reseed(cfg.Seed); err != nil {
-		return nil, fmt.Errorf("models.NodeTrainer.Train: seed %d: %w", cfg.Seed, err)
-	}
-	t.fresh = false
 	store, task, eval := t.step.store, t.task, t.eval
 	res := &NodeResult{Seed: cfg.Seed, Epochs: cfg.Epochs, BestEpoch: -1}
 	var bestProbs []float32

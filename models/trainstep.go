@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph"
@@ -152,4 +153,41 @@ func (s *trainStep) Finalize() {
 	for _, t := range s.initial {
 		t.FinalizeAll()
 	}
+}
+
+// trainerCore is what NodeTrainer and GraphTrainer share: the compiled training step and
+// evaluation, and the protocol they were built with.
+type trainerCore struct {
+	step    *trainStep
+	eval    *model.Exec
+	cfg     TrainConfig // the parts that shape the graphs: LearningRate, WeightDecayFirst, MCSamples, MCVote
+	fresh   bool        // no seed trained yet: the store is as newTrainStep left it
+	created time.Time   // when the trainer began to build
+}
+
+// begin checks cfg against the trainer's graphs and puts the variables where a fresh run seeded
+// with cfg.Seed starts. It returns the run's start: the first run's includes building the trainer.
+func (c *trainerCore) begin(cfg TrainConfig) (start time.Time, err error) {
+	if cfg.Epochs < 1 || cfg.EvalEvery < 1 {
+		return start, fmt.Errorf("the protocol's Epochs=%d and EvalEvery=%d must be ≥ 1", cfg.Epochs, cfg.EvalEvery)
+	}
+	if diff := graphConfigDiff(c.cfg, cfg); diff != "" {
+		return start, fmt.Errorf("%s differs from the trainer's", diff)
+	}
+	if !c.fresh {
+		if err := c.step.reseed(cfg.Seed); err != nil {
+			return start, fmt.Errorf("seed %d: %w", cfg.Seed, err)
+		}
+		return time.Now(), nil
+	}
+	c.fresh = false
+	return c.created, c.step.seed(cfg.Seed)
+}
+
+// Finalize frees the compiled graphs and the variables.
+func (c *trainerCore) Finalize() {
+	if c.eval != nil {
+		c.eval.Finalize()
+	}
+	c.step.Finalize()
 }

@@ -38,22 +38,8 @@ func TestTrainersReuseMatchFreshRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer trainer.Finalize()
-			for i, seed := range seeds {
-				c := cfg
-				c.Seed = seed
-				fresh, err := TrainNodeClassifier(backend, task, m, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				reused, err := trainer.Train(c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				fresh.WallSeconds, reused.WallSeconds = 0, 0
-				if !reflect.DeepEqual(fresh, reused) {
-					t.Errorf("run %d (seed %d): the reused trainer gives\n%+v\na fresh run\n%+v", i+1, seed, reused, fresh)
-				}
-			}
+			compareSeeds(t, cfg, seeds, func(c TrainConfig) (*NodeResult, error) { return TrainNodeClassifier(backend, task, m, c) },
+				trainer.Train, func(r *NodeResult) { r.WallSeconds = 0 })
 		})
 	}
 	for _, spec := range []RunSpec{
@@ -71,23 +57,32 @@ func TestTrainersReuseMatchFreshRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer trainer.Finalize()
-			for i, seed := range seeds {
-				c := cfg
-				c.Seed = seed
-				fresh, err := TrainGraphRegressor(backend, task, m, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				reused, err := trainer.Train(c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				fresh.WallSeconds, reused.WallSeconds = 0, 0
-				if *fresh != *reused {
-					t.Errorf("run %d (seed %d): the reused trainer gives\n%+v\na fresh run\n%+v", i+1, seed, reused, fresh)
-				}
-			}
+			compareSeeds(t, cfg, seeds, func(c TrainConfig) (*GraphResult, error) { return TrainGraphRegressor(backend, task, m, c) },
+				trainer.Train, func(r *GraphResult) { r.WallSeconds = 0 })
 		})
+	}
+}
+
+// compareSeeds trains each seed with fresh and with reused, and reports where their results,
+// cleared of wall times by clearTime, differ.
+func compareSeeds[R any](t *testing.T, cfg TrainConfig, seeds []int64, fresh, reused func(TrainConfig) (*R, error), clearTime func(*R)) {
+	t.Helper()
+	for i, seed := range seeds {
+		c := cfg
+		c.Seed = seed
+		want, err := fresh(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := reused(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clearTime(want)
+		clearTime(got)
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("run %d (seed %d): the reused trainer gives\n%+v\na fresh run\n%+v", i+1, seed, got, want)
+		}
 	}
 }
 
