@@ -15,6 +15,12 @@
 #                                --xla_gpu_autotune_level=0, --xla_disable_hlo_passes=constant_folding):
 #                                xla-flags-N.jsonl, the N-th setting's records, which name it in their
 #                                backend ($STAGNB_BENCH_FLAGS: more bench flags)
+#   hlo [METHOD…]                what XLA makes of a step: each method's bench (default: deterministic
+#                                and stag_normal) with XLA's HLO dump on, the optimized modules packed
+#                                into hlo.tar.gz and summarized by `stag bench -hlo` in hlo.md (the
+#                                instructions each call runs, by opcode: fusions, scatters, cuBLAS
+#                                calls are kernels), the bench records in hlo-bench.jsonl; exit 1 when
+#                                XLA dumped nothing (a backend that is not XLA)
 #   reproduce TABLE [flags]      full-protocol runs of `stag reproduce TABLE` into .data/gpu-results/
 #                                ($STAGNB_GPU_RESULTS; resumable: finished runs are skipped), stopped
 #                                after $STAGNB_STAGE_SECONDS (default 540; exit 75) so that the call ends with its
@@ -40,7 +46,7 @@
 # that the backend does not use; `all` exits with the first failure of its stages, else
 # reproduce's status.
 #
-# Usage: bash scripts/gpu-run.sh <check|bench|xla-flags|reproduce|all> [arguments]
+# Usage: bash scripts/gpu-run.sh <check|bench|xla-flags|hlo|reproduce|all> [arguments]
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -58,7 +64,7 @@ BIN="$(cd "${STAGNB_BIN:-bin}" 2>/dev/null && pwd -P)" || BIN="${STAGNB_BIN:-bin
 [[ -d "$STAGNB_DATA/cora" ]] || { say "no datasets in $STAGNB_DATA: run scripts/gpu-bundle.sh and carry .data/datasets"; exit 2; }
 
 stage="${1:-}"
-[[ -n "$stage" ]] || { say "name a stage: check, bench, xla-flags, reproduce TABLE or all"; exit 2; }
+[[ -n "$stage" ]] || { say "name a stage: check, bench, xla-flags, hlo, reproduce TABLE or all"; exit 2; }
 shift
 
 # The environment, once per call (the stages that `all` runs share it): python3 importing torch
@@ -131,6 +137,31 @@ xla-flags)
     "$BIN/stag" bench -from "$OUT/xla-flags-$n.jsonl"
   done
   ;;
+hlo)
+  (($# > 0)) || set -- deterministic stag_normal
+  dumps="$(mktemp -d)"
+  : >"$OUT/hlo-bench.jsonl"
+  for method in "$@"; do
+    say "stag bench -methods $method, XLA dumping its optimized HLO into $dumps/$method"
+    # shellcheck disable=SC2086 # the flags are words
+    XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }--xla_dump_to=$dumps/$method --xla_dump_hlo_as_text" \
+      "$BIN/stag" bench -methods "$method" -steps 20 ${STAGNB_BENCH_FLAGS:-} -out "$dumps/$method.jsonl" >/dev/null
+    cat "$dumps/$method.jsonl" >>"$OUT/hlo-bench.jsonl"
+  done
+  "$BIN/stag" bench -from "$OUT/hlo-bench.jsonl"
+  n="$(find "$dumps" -name '*after_optimizations.txt' | wc -l)"
+  if ((n > 0)); then # packed first: the modules come back even if the summary fails
+    (cd "$dumps" && find . -name '*after_optimizations.txt' -print0 | tar -czf "$OUT/hlo.tar.gz" --null -T -)
+    say "$n optimized modules packed into $OUT/hlo.tar.gz"
+  fi
+  rc=0
+  "$BIN/stag" bench -hlo "$dumps" >"$OUT/hlo.md" || rc=$?
+  if ((rc != 0)); then
+    rm -f "$OUT/hlo.md"
+    exit "$rc"
+  fi
+  cat "$OUT/hlo.md"
+  ;;
 reproduce)
   table="${1:-}"
   [[ -n "$table" ]] || { say "reproduce: name a table, e.g. table2"; exit 2; }
@@ -190,7 +221,7 @@ all)
   exit "$rc"
   ;;
 *)
-  say "unknown stage $stage: want check, bench, xla-flags, reproduce TABLE or all"
+  say "unknown stage $stage: want check, bench, xla-flags, hlo, reproduce TABLE or all"
   exit 2
   ;;
 esac

@@ -46,6 +46,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	peerThreads := fs.Int("peer-threads", 0, "the peer's torch CPU threads (0: torch's default)")
 	markdown := fs.String("markdown", "", "also write a Markdown table of the results (ours beside the peer's) to this file (rewritten as each method ends)")
 	from := fs.String("from", "", "time nothing: read the JSON lines of an earlier bench from this file and write its -markdown table")
+	hlo := fs.String("hlo", "", "time nothing: write a Markdown table of the optimized HLO modules that XLA dumped under this folder (run with XLA_FLAGS=\"--xla_dump_to=DIR --xla_dump_hlo_as_text\"): what each call runs, by opcode")
 	repeat := fs.Int("repeat", 1, "time each method (and the peer) in this many processes, taking turns, and report the median of their medians: on a busy or noisy machine one process is weak evidence")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -61,6 +62,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *from != "" {
 		return benchTableFrom(*from, *markdown, stdout)
+	}
+	if *hlo != "" {
+		return summarizeHLO(*hlo, stdout)
 	}
 	if *child >= 0 {
 		if *cpuProfile != "" {

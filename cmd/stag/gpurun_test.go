@@ -132,6 +132,17 @@ func TestGPURunScript(t *testing.T) {
 	}
 	checkReturnable(t, xout)
 
+	// hlo, in a call of its own: the benches run, and with a backend that is not XLA nothing is
+	// dumped, which the stage says (exit 1) instead of packing an empty archive.
+	hout := t.TempDir()
+	if code, log := runStageOn(noGo, []string{"OUT=" + hout, "STAGNB_BENCH_FLAGS=-steps 1 -warmup 0 -hidden 8"}, "hlo"); code != 1 || !strings.Contains(log, "XLA dumped nothing") || !strings.Contains(log, "| deterministic |") {
+		t.Errorf("gpu-run.sh hlo on the pure-Go backend: exit %d, want 1, the bench table and a word that XLA dumped nothing\n%s", code, log)
+	}
+	if b, err := os.ReadFile(filepath.Join(hout, "hlo-bench.jsonl")); err != nil || strings.Count(string(b), "\n") < 2 {
+		t.Errorf("hlo-bench.jsonl (%v): want the two methods' records:\n%s", err, b)
+	}
+	checkReturnable(t, hout)
+
 	// reproduce trains into its own folder ($STAGNB_GPU_RESULTS), not the checkout's results/, whose
 	// CPU records it would skip, and packs that folder into $OUT/results.tar.gz.
 	gpuResults := t.TempDir()
