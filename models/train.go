@@ -175,8 +175,7 @@ func NewNodeTrainer(backend compute.Backend, task *NodeTask, m NodeClassifier, c
 	}
 	t := &NodeTrainer{trainerCore: trainerCore{step: step, cfg: cfg, fresh: true, created: created}, task: task}
 	t.eval, err = model.NewExec(backend, step.store, func(scope *model.Scope, g *Graph) []*Node {
-		samples := stagnb.MonteCarloSamples(g, cfg.MCSamples, func(int) *Node { return m.Logits(scope, g, task) })
-		scores, probs := mcScores(samples, cfg.MCVote)
+		scores, probs := mcScores(g, cfg.MCSamples, cfg.MCVote, func(int) *Node { return m.Logits(scope, g, task) })
 		return []*Node{scores, probs}
 	})
 	if err != nil {
@@ -268,24 +267,20 @@ func graphConfigDiff(built, asked TrainConfig) string {
 	return strings.Join(diffs, ", ")
 }
 
-// mcScores reduces the Monte-Carlo samples of the logits `[num_nodes, num_classes]` to the scores
-// whose argmax is the prediction, the samples' mean logits or, with vote, their argmaxes' vote
-// fractions; and to the mean of their softmax probabilities.
-func mcScores(samples []*Node, vote bool) (scores, probs *Node) {
+// mcScores reduces `samples` Monte-Carlo samples of the logits `[num_nodes, num_classes]` that
+// forward builds to the scores whose argmax is the prediction, the samples' mean logits or, with
+// vote, their argmaxes' vote fractions; and to the mean of their softmax probabilities. On XLA the
+// samples are a loop (stagnb.ParamMCLoop), which compiles in a fraction of the time.
+func mcScores(g *Graph, samples int, vote bool, forward func(sample int) *Node) (scores, probs *Node) {
 	reduce := stagnb.MCMean
 	if vote {
 		reduce = stagnb.MCVote
 	}
-	for _, y := range samples {
-		s, p := reduce.Apply(y), stagnb.MCProbs.Apply(y)
-		if scores == nil {
-			scores, probs = s, p
-		} else {
-			scores, probs = Add(scores, s), Add(probs, p)
-		}
-	}
-	k := float64(len(samples))
-	return DivScalar(scores, k), DivScalar(probs, k)
+	sums := stagnb.MonteCarloSums(g, samples, forward, func(y, _ *Node) []*Node {
+		return []*Node{reduce.Apply(y), stagnb.MCProbs.Apply(y)}
+	})
+	k := float64(samples)
+	return DivScalar(sums[0], k), DivScalar(sums[1], k)
 }
 
 // lastTrain, lastVal and lastTest are the accuracies of the latest evaluation, NaN before the first.

@@ -118,12 +118,10 @@ func TestMCScores(t *testing.T) {
 		{false, []float64{4, 2.0 / 3, 1.0 / 3, 2}},
 		{true, []float64{1.0 / 3, 2.0 / 3, 1.0 / 3, 2.0 / 3}},
 	} {
-		exec := model.MustNewExec(stagtest.Backend(t), model.NewStore(), func(scope *model.Scope, g *Graph) []*Node {
-			ys := make([]*Node, len(samples))
-			for i, y := range samples {
-				ys[i] = Const(g, y)
-			}
-			scores, probs := mcScores(ys, tc.vote)
+		store := model.NewStore()
+		store.SetParam(stagnb.ParamMCLoop, "unrolled") // each sample its own constant
+		exec := model.MustNewExec(stagtest.Backend(t), store, func(scope *model.Scope, g *Graph) []*Node {
+			scores, probs := mcScores(g, len(samples), tc.vote, func(k int) *Node { return Const(g, samples[k]) })
 			return []*Node{scores, probs}
 		})
 		outs := exec.MustCall()
