@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
@@ -221,26 +222,33 @@ func MonteCarloSums(g *Graph, samples int, forward func(sample int) *Node, stats
 // graphParamLoops counts the Monte-Carlo loops built in a graph.
 const graphParamLoops = "stagnb_mc_loops"
 
-// mcLoop reports whether MonteCarlo and MonteCarloSums loop over the samples: ParamMCLoop if the
-// store has it, else $STAGNB_MC_LOOP, else auto.
+// mcLoop reports whether MonteCarlo and MonteCarloSums loop over the samples of g (MCLoops).
 func mcLoop(g *Graph, samples int) bool {
+	loop, err := MCLoops(g.Backend(), model.GetStore(g), samples)
+	if err != nil {
+		exceptions.Panicf("%v", err)
+	}
+	return loop
+}
+
+// MCLoops reports whether MonteCarlo and MonteCarloSums, given `samples` samples, build them as a
+// loop on backend: as ParamMCLoop in store says if it has it (store may be nil), else as
+// $STAGNB_MC_LOOP says, else loop on XLA only (auto). An unknown value is an error naming where it
+// came from.
+func MCLoops(backend compute.Backend, store *model.Store, samples int) (bool, error) {
 	mode, from := os.Getenv("STAGNB_MC_LOOP"), "STAGNB_MC_LOOP"
-	if store := model.GetStore(g); store != nil {
+	if store != nil {
 		if v, ok := store.GetParam("/" + ParamMCLoop); ok {
 			mode, from = fmt.Sprint(v), ParamMCLoop
 		}
 	}
-	if mode == "" {
-		mode = "auto"
-	}
 	switch mode {
 	case "loop":
-		return samples > 1
+		return samples > 1, nil
 	case "unrolled":
-		return false
-	case "auto":
-		return samples > 2 && g.Backend().Name() == "xla"
+		return false, nil
+	case "auto", "":
+		return samples > 2 && backend.Name() == "xla", nil
 	}
-	exceptions.Panicf("stagnb: %s = %q: want auto, loop or unrolled", from, mode)
-	return false
+	return false, fmt.Errorf("stagnb: %s = %q: want auto, loop or unrolled", from, mode)
 }

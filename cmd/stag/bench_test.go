@@ -75,8 +75,8 @@ func TestBench(t *testing.T) {
 			t.Errorf("%s: ms_per_step %g, min %g, max %g for runs %v", r.Method, r.MSPerStep, r.MSMin, r.MSMax, r.MSPerStepRuns)
 		}
 	}
-	if results[1].MCSamples != 32 || results[0].MCSamples != 0 {
-		t.Errorf("mc_samples %d and %d, want 0 and 32", results[0].MCSamples, results[1].MCSamples)
+	if results[1].MCSamples != 32 || results[0].MCSamples != 0 || results[1].MCLoop {
+		t.Errorf("mc_samples %d and %d, mc_loop %t, want 0 and 32, unrolled (the pure-Go backend's default)", results[0].MCSamples, results[1].MCSamples, results[1].MCLoop)
 	}
 	if results[0].FinalLoss <= 0 {
 		t.Errorf("deterministic final loss %g, want > 0", results[0].FinalLoss)
