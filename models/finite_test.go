@@ -74,8 +74,12 @@ func TestPaperAdamEpsilon(t *testing.T) {
 	w := 0.0
 	m, v := 0.0, 0.0
 	for step := 1; step <= 3; step++ {
-		if _, err := ts.step(); err != nil {
+		l, err := ts.step()
+		if err != nil {
 			t.Fatal(err)
+		}
+		if want := grad * w; math.Abs(l-want) > 1e-20 { // the float64 loss g·w before the update
+			t.Errorf("step %d: loss %g, want %g", step, l, want)
 		}
 		m = 0.9*m + 0.1*grad
 		v = 0.999*v + 0.001*grad*grad

@@ -129,11 +129,22 @@ func (s *trainStep) step() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	l, _ := outs[0].Value().(float32)
+	var l float64
+	switch v := outs[0].Value().(type) {
+	case float32:
+		l = float64(v)
+	case float64:
+		l = v
+	default:
+		err = fmt.Errorf("the loss is a %s, want a float scalar", outs[0].Shape())
+	}
 	for _, t := range outs {
 		t.FinalizeAll()
 	}
-	if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
+	if err != nil {
+		return 0, err
+	}
+	if math.IsNaN(l) || math.IsInf(l, 0) {
 		if s.checked {
 			if err := checkFinite(s.store); err != nil {
 				return 0, err
@@ -141,7 +152,7 @@ func (s *trainStep) step() (float64, error) {
 		}
 		return 0, fmt.Errorf("the loss is %v", l)
 	}
-	return float64(l), nil
+	return l, nil
 }
 
 // Finalize frees the compiled step and the variables' buffers.
