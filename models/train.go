@@ -134,7 +134,7 @@ func TrainNodeClassifier(backend compute.Backend, task *NodeTask, m NodeClassifi
 // NodeTrainer trains one model on one task with one protocol for as many seeds as asked, one
 // after the other, compiling its training and evaluation graphs once: each seed starts from the
 // variables a fresh run would have, and trains to the same result as TrainNodeClassifier. On a
-// GPU, where XLA takes seconds to compile each graph, this is most of a short run's time.
+// GPU, where XLA takes seconds to compile each graph, compiling is most of a short run's time.
 type NodeTrainer struct {
 	trainerCore
 	task *NodeTask
