@@ -70,7 +70,7 @@ func parseHLOModule(path string, r io.Reader) (hloModule, error) {
 	var (
 		current map[string]int // the computation being read, nil between computations
 		entry   string
-		inEntry bool // current is the entry computation
+		inEntry bool     // current is the entry computation
 		bodies  []string // the bodies of the entry's While instructions
 	)
 	sc := bufio.NewScanner(r)
