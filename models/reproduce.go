@@ -486,9 +486,11 @@ type ReproduceOptions struct {
 	// Progress, if set, receives a progress bar per run (see the progress package: in place on a
 	// terminal, a line per tenth in logs, an updating line in a notebook).
 	Progress io.Writer
-	// Jobs is the number of runs trained at the same time (≤ 1: one after the other). With several
-	// jobs the bars are written a line per tenth (progress.Lines). On a CPU one run already spreads
-	// its matmuls and independent operations over the cores, so more jobs than cores ÷ 2 rarely help.
+	// Jobs is the number of runs trained at the same time (≤ 1: one after the other). A job trains
+	// the seeds of a configuration one after the other on graphs compiled once (seedUnits); with
+	// fewer configurations than jobs, their seeds are shared out. With several jobs the bars are
+	// written a line per tenth (progress.Lines). On a CPU one run already spreads its matmuls and
+	// independent operations over the cores, so more jobs than cores ÷ 2 rarely help.
 	Jobs int
 }
 
