@@ -98,18 +98,18 @@ func TestCommandLine(t *testing.T) {
 // in the working directory become relative, paths in the home directory ~/…, and sh reads the
 // line back as those arguments, ~ expanded.
 func TestRecordedCommand(t *testing.T) {
-	wd, home := "/work/main", "/root"
+	wd, home := "/opt/lab/stagnb", "/users/ada"
 	for _, tc := range []struct {
 		args      []string
 		want      string
-		shellArgs []string // what sh reads back, with HOME=/root
+		shellArgs []string // what sh reads back, with HOME=/users/ada
 	}{
-		{[]string{"stag", "reproduce", "table2", "-out", "/work/main/.data/gpu-results", "-configs", "normal(1,0.8)"},
+		{[]string{"stag", "reproduce", "table2", "-out", "/opt/lab/stagnb/.data/gpu-results", "-configs", "normal(1,0.8)"},
 			"stag reproduce table2 -out .data/gpu-results -configs 'normal(1,0.8)'", nil},
-		{[]string{"stag", "bench", "-markdown", "/root/out/bench.md", "-out=/work/main/x y.jsonl"},
-			"stag bench -markdown ~/out/bench.md -out='x y.jsonl'", []string{"stag", "bench", "-markdown", "/root/out/bench.md", "-out=x y.jsonl"}},
-		{[]string{"-out", "/tmp/recrun/results", "-out", "/work/mainline/r", "-out", "/work/main"},
-			"-out /tmp/recrun/results -out /work/mainline/r -out /work/main", nil},
+		{[]string{"stag", "bench", "-markdown", "/users/ada/out/bench.md", "-out=/opt/lab/stagnb/x y.jsonl"},
+			"stag bench -markdown ~/out/bench.md -out='x y.jsonl'", []string{"stag", "bench", "-markdown", "/users/ada/out/bench.md", "-out=x y.jsonl"}},
+		{[]string{"-out", "/tmp/recrun/results", "-out", "/opt/lab/stagnbline/r", "-out", "/opt/lab/stagnb"},
+			"-out /tmp/recrun/results -out /opt/lab/stagnbline/r -out /opt/lab/stagnb", nil},
 	} {
 		got := recordedCommand(wd, home, tc.args)
 		if got != tc.want {
