@@ -8,9 +8,7 @@ import (
 
 	"github.com/gomlx/compute"
 	. "github.com/gomlx/gomlx/core/graph"
-	"github.com/gomlx/gomlx/core/tensors"
 	"github.com/gomlx/gomlx/ml/model"
-	"github.com/gomlx/gomlx/ml/train/loss"
 	"github.com/stagnb/stagnb/stagnb"
 )
 
@@ -154,17 +152,10 @@ func Bench(backend compute.Backend, task *NodeTask, method BenchMethod, layers, 
 		res.Placement, res.PlacementOtherLayers, res.Noise = "", "", ""
 	}
 
-	idx := task.Split.Train
-	labels := make([]int32, len(idx))
-	for i, v := range idx {
-		labels[i] = task.Labels[v]
-	}
 	// The training step of TrainNodeClassifier, without its per-step finiteness check.
 	built := time.Now()
 	ts, err := newTrainStep(backend, seed, func(scope *model.Scope, g *Graph) *Node {
-		nodes := Const(g, tensors.FromFlatDataAndDimensions(slices.Clone(idx), len(idx), 1))
-		y := Const(g, tensors.FromFlatDataAndDimensions(labels, len(labels), 1))
-		return ReduceAllMean(loss.SparseCategoricalCrossEntropyLogits([]*Node{y}, []*Node{Gather(m.Logits(scope, g, task), nodes)}))
+		return trainLoss(g, task, m.Logits(scope, g, task))
 	}, PaperAdam(5e-3))
 	if err != nil {
 		return res, fmt.Errorf("bench %s: %w", method.Name, err)

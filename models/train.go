@@ -147,11 +147,6 @@ func NewNodeTrainer(backend compute.Backend, task *NodeTask, m NodeClassifier, c
 		return nil, fmt.Errorf("models.TrainNodeClassifier: Epochs=%d, EvalEvery=%d, MCSamples=%d must be ≥ 1", cfg.Epochs, cfg.EvalEvery, cfg.MCSamples)
 	}
 	created := time.Now()
-	idx := task.Split.Train
-	labels := make([]int32, len(idx))
-	for i, v := range idx {
-		labels[i] = task.Labels[v]
-	}
 	step, err := newTrainStep(backend, cfg.Seed, func(scope *model.Scope, g *Graph) *Node {
 		logits := m.Logits(scope, g, task)
 		if cfg.WeightDecayFirst > 0 {
@@ -166,9 +161,7 @@ func NewNodeTrainer(backend compute.Backend, task *NodeTask, m NodeClassifier, c
 			}
 			train.AddRegularizationLoss(MulScalar(sq, cfg.WeightDecayFirst/2))
 		}
-		nodes := Const(g, tensors.FromFlatDataAndDimensions(slices.Clone(idx), len(idx), 1))
-		y := Const(g, tensors.FromFlatDataAndDimensions(labels, len(labels), 1))
-		return ReduceAllMean(loss.SparseCategoricalCrossEntropyLogits([]*Node{y}, []*Node{Gather(logits, nodes)}))
+		return trainLoss(g, task, logits)
 	}, paperAdam(cfg.LearningRate))
 	if err != nil {
 		return nil, fmt.Errorf("models.NewNodeTrainer: %w", err)
@@ -246,6 +239,19 @@ func (t *NodeTrainer) Train(cfg TrainConfig) (*NodeResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// trainLoss is node classification's main loss: the mean cross-entropy of logits on the task's
+// training nodes, which the graph holds as constants.
+func trainLoss(g *Graph, task *NodeTask, logits *Node) *Node {
+	idx := task.Split.Train
+	labels := make([]int32, len(idx))
+	for i, v := range idx {
+		labels[i] = task.Labels[v]
+	}
+	nodes := Const(g, tensors.FromFlatDataAndDimensions(slices.Clone(idx), len(idx), 1))
+	y := Const(g, tensors.FromFlatDataAndDimensions(labels, len(labels), 1))
+	return ReduceAllMean(loss.SparseCategoricalCrossEntropyLogits([]*Node{y}, []*Node{Gather(logits, nodes)}))
 }
 
 // graphConfigDiff names the fields of a protocol that shape a trainer's graphs and differ between

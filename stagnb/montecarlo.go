@@ -80,7 +80,8 @@ func MonteCarlo(g *Graph, samples int, reduce MCReduce, forward func(sample int)
 		// One pass: the deviations d from the first sample and their squares, summed; the spread is
 		// √(E[d²] − E[d]²), accurate because the deviations are small numbers (see below).
 		sums := MonteCarloSums(g, samples, forward, func(y, first *Node) []*Node {
-			r, d := reduce.Apply(y), Sub(reduce.Apply(y), reduce.Apply(first))
+			r := reduce.Apply(y)
+			d := Sub(r, reduce.Apply(first))
 			return []*Node{r, d, Square(d)}
 		})
 		k := float64(samples)
@@ -120,16 +121,11 @@ func MonteCarloSamples(g *Graph, samples int, forward func(sample int) *Node) []
 	if samples < 1 {
 		exceptions.Panicf("stagnb.MonteCarlo: samples must be ≥ 1, got %d", samples)
 	}
-	prev, hadPrev := model.GetGraphParam(g, "/"+graphParamSample)
+	defer keepSample(g)()
 	outs := make([]*Node, samples)
 	for k := range samples {
 		model.SetGraphParam(g, "/"+graphParamSample, k+1)
 		outs[k] = forward(k)
-	}
-	if hadPrev {
-		model.SetGraphParam(g, "/"+graphParamSample, prev)
-	} else {
-		model.SetGraphParam(g, "/"+graphParamSample, 0)
 	}
 	return outs
 }
@@ -145,13 +141,7 @@ func MonteCarloSums(g *Graph, samples int, forward func(sample int) *Node, stats
 	if samples < 1 {
 		exceptions.Panicf("stagnb.MonteCarloSums: samples must be ≥ 1, got %d", samples)
 	}
-	prev, hadPrev := model.GetGraphParam(g, "/"+graphParamSample)
-	defer func() {
-		if !hadPrev {
-			prev = 0
-		}
-		model.SetGraphParam(g, "/"+graphParamSample, prev)
-	}()
+	defer keepSample(g)()
 	model.SetGraphParam(g, "/"+graphParamSample, 1)
 	first := forward(0)
 	sums := stats(first, first)
@@ -217,6 +207,16 @@ func MonteCarloSums(g *Graph, samples int, forward func(sample int) *Node, stats
 		rng.SetNodeValue(out[1])
 	}
 	return out[offset:]
+}
+
+// keepSample returns a function that sets g's sample number (graphParamSample) back to what it
+// is now (0 if unset), for Monte-Carlo builders to defer.
+func keepSample(g *Graph) func() {
+	prev, ok := model.GetGraphParam(g, "/"+graphParamSample)
+	if !ok {
+		prev = 0
+	}
+	return func() { model.SetGraphParam(g, "/"+graphParamSample, prev) }
 }
 
 // graphParamLoops counts the Monte-Carlo loops built in a graph.
