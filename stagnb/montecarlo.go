@@ -124,7 +124,7 @@ func MonteCarloSamples(g *Graph, samples int, forward func(sample int) *Node) []
 	defer keepSample(g)()
 	outs := make([]*Node, samples)
 	for k := range samples {
-		model.SetGraphParam(g, "/"+graphParamSample, k+1)
+		newPass(g)
 		outs[k] = forward(k)
 	}
 	return outs
@@ -142,12 +142,12 @@ func MonteCarloSums(g *Graph, samples int, forward func(sample int) *Node, stats
 		exceptions.Panicf("stagnb.MonteCarloSums: samples must be ≥ 1, got %d", samples)
 	}
 	defer keepSample(g)()
-	model.SetGraphParam(g, "/"+graphParamSample, 1)
+	newPass(g)
 	first := forward(0)
 	sums := stats(first, first)
 	if !mcLoop(g, samples) {
 		for k := 1; k < samples; k++ {
-			model.SetGraphParam(g, "/"+graphParamSample, k+1)
+			newPass(g)
 			for i, s := range stats(forward(k), first) {
 				sums[i] = Add(sums[i], s)
 			}
@@ -174,11 +174,6 @@ func MonteCarloSums(g *Graph, samples int, forward func(sample int) *Node, stats
 		}
 		return ps
 	}
-	// The body's draws shared across layers are cached under a sample number of their own (one per
-	// loop in the graph), apart from the main graph's and other loops' draws, which it cannot use.
-	loops, _ := model.GetGraphParam(g, "/"+graphParamLoops)
-	n, _ := loops.(int)
-	model.SetGraphParam(g, "/"+graphParamLoops, n+1)
 	cond := NewClosure(g, func(g *Graph) []*Node {
 		return []*Node{LessThan(params(g)[0], Const(g, int32(samples)))}
 	})
@@ -187,7 +182,9 @@ func MonteCarloSums(g *Graph, samples int, forward func(sample int) *Node, stats
 		if rng != nil {
 			rng.SetNodeValue(ps[1])
 		}
-		model.SetGraphParam(g, "/"+graphParamSample, -(n + 1))
+		// The body's draws shared across layers are cached under a pass number of their own, apart
+		// from the main graph's and other loops' draws, which it cannot use.
+		newPass(g)
 		st := stats(forward(1), first)
 		// Const, not AddScalar: GoMLX (v0.28) caches Scalar nodes per graph, not per function, so
 		// a scalar first made in one loop's body would be reused, and rejected, in another's or in
@@ -219,8 +216,18 @@ func keepSample(g *Graph) func() {
 	return func() { model.SetGraphParam(g, "/"+graphParamSample, prev) }
 }
 
-// graphParamLoops counts the Monte-Carlo loops built in a graph.
-const graphParamLoops = "stagnb_mc_loops"
+// graphParamPasses counts the forward passes that Monte-Carlo builders numbered in a graph.
+const graphParamPasses = "stagnb_mc_passes"
+
+// newPass gives the forward pass about to be built a number that no other pass of g has (1, 2, …),
+// as g's sample number (graphParamSample): noise shared across layers is drawn once per number, so
+// each sample of each Monte-Carlo call in a graph, and each loop body, draws its own.
+func newPass(g *Graph) {
+	v, _ := model.GetGraphParam(g, "/"+graphParamPasses)
+	n, _ := v.(int)
+	model.SetGraphParam(g, "/"+graphParamPasses, n+1)
+	model.SetGraphParam(g, "/"+graphParamSample, n+1)
+}
 
 // mcLoop reports whether MonteCarlo and MonteCarloSums loop over the samples of g (MCLoops).
 func mcLoop(g *Graph, samples int) bool {

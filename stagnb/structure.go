@@ -18,7 +18,8 @@ const (
 	// PerLayer draws fresh noise in every layer: Z[l, …] independent over l.
 	PerLayer LayerSharing = iota
 	// SharedLayers draws once per forward pass and reuses the draw in every layer: Z[:, …] shared.
-	// Per-feature noise is drawn for the first layer's channels; a narrower later layer uses the
+	// Each sample of each MonteCarlo call in a graph is a pass of its own; outside them, the graph's
+	// layers share one draw. Per-feature noise is drawn for the first layer's channels; a narrower later layer uses the
 	// first of them (z[e, c] per edge and channel index), a wider one is an error.
 	SharedLayers
 )
@@ -215,8 +216,9 @@ func (n *Noise) String() string {
 	return s
 }
 
-// graphParamSample is the graph parameter (set by MonteCarlo) that numbers the current
-// sample, so that noise shared across layers is drawn once per sample.
+// graphParamSample is the graph parameter (set by the Monte-Carlo builders, see newPass) that
+// numbers the current forward pass, so that noise shared across layers is drawn once per pass; 0
+// outside them.
 const graphParamSample = "stagnb_mc_sample"
 
 // sharedDrawKey identifies a draw reused across layers within one forward pass. The noise is
