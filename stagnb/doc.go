@@ -21,10 +21,12 @@
 //     only for its non-zeros.
 //   - Layers: NewGCN / NewGCNFromSparse, NewSAGE (mean), NewGIN (sum, ε), builders configured from
 //     the scope's Param* hyperparameters (ParamNoise, ParamStructure, ParamPlacement, ParamNorm, …).
-//   - MonteCarlo runs a forward function K times in one graph and returns the mean and spread of
-//     logits, probabilities or votes.
-//   - Theory helpers: DirichletEnergy, NormalizedLaplacian (dense, for analysis) and its Spectrum,
-//     ExpSumUniformExpectation (Table 1's closed form) and the deterministic multiset aggregators.
+//   - MonteCarlo runs a forward function K times in one graph, each sample a forward pass with
+//     noise of its own, and returns the mean and spread of logits, probabilities or votes
+//     (MonteCarloSums for sums of one's own statistics; unrolled or a While loop, ParamMCLoop).
+//   - Theory helpers: DirichletEnergy (NewDirichlet for many signals on one graph),
+//     NormalizedLaplacian (dense, for analysis) and its Spectrum, ExpSumUniformExpectation (Table
+//     1's closed form) and the deterministic multiset aggregators.
 //   - NewBackend chooses the compute backend: $GOMLX_BACKEND, else XLA with a CUDA PJRT plugin when
 //     an NVIDIA GPU is present, else the pure-Go backend ("go:parallelism=-1").
 //   - MatMulPadded is graph.MatMul for weights with few output columns (class logits), which the
