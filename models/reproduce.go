@@ -360,7 +360,8 @@ var Table3Configs = []string{"vi:r", "vi:rc", "vi:re", "vi:rec", "bbgdc"}
 
 // Table3Specs lists the STAG-VI and BBGDC rows of Table 3 for the given datasets: two-layer
 // GCNs, seeds 1…4 (the original see.py averaged four repeats). Quick: seed 1, and without
-// R^|E|×C, whose per-edge × per-feature heads take about 10 s per step on two CPU cores.
+// R^|E|×C, the slowest (its per-edge × per-feature heads: 0.4 s a step on Cora on two CPU cores,
+// notebook 09).
 func Table3Specs(datasetNames []string, quick bool) []RunSpec {
 	configs, seeds := Table3Configs, 4
 	if quick {
