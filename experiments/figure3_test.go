@@ -262,4 +262,13 @@ func TestFigure3Trains(t *testing.T) {
 	if len(pv.Rows) != 4 || !strings.HasPrefix(pv.Header[1], "paper") || pv.Header[2] != "ours" {
 		t.Errorf("paper vs ours: %d rows, header %v; want 4 rows and paper / ours columns", len(pv.Rows), pv.Header)
 	}
+	// The quick settings' tables say so; the tables of other settings do not.
+	for _, quick := range []bool{true, false} {
+		res.Config.Quick = quick
+		for _, tab := range []figures.Table{experiments.Figure3Table(res), experiments.ExpressivenessPaperVsOurs(res)} {
+			if got := strings.Contains(strings.Join(tab.Footnotes, "\n"), experiments.QuickNote); got != quick {
+				t.Errorf("Config.Quick %v: table %q says %q: %v", quick, tab.Title, experiments.QuickNote, got)
+			}
+		}
+	}
 }

@@ -240,6 +240,7 @@ func ExpressivenessPaperVsOurs(res *Figure3Result) figures.Table {
 	if row := figure3PaperRow(res); row != nil {
 		t.Rows = append(t.Rows, row)
 	}
+	t.Footnotes = append(t.Footnotes, figure3QuickNote(res)...)
 	return t
 }
 
