@@ -361,8 +361,13 @@ func figure3QuickNote(res *Figure3Result) []string {
 	if !res.Config.Quick {
 		return nil
 	}
-	return []string{fmt.Sprintf("Mode: %s (%d multisets, multiplicity ≤ %d, %d steps; the paper trains on 15,624).",
-		QuickNote, res.NumClasses, res.Config.MaxMultiplicity, res.Config.Steps)}
+	paper := ""
+	if len(res.PaperCollisions) > 0 {
+		p := res.PaperCollisions[0]
+		paper = fmt.Sprintf("; the paper's data are %d multisets, multiplicity ≤ %d", p.NumClasses, p.MaxMultiplicity)
+	}
+	return []string{fmt.Sprintf("Mode: %s (%d multisets, multiplicity ≤ %d, %d steps%s).",
+		QuickNote, res.NumClasses, res.Config.MaxMultiplicity, res.Config.Steps, paper)}
 }
 
 // seedList writes seeds as "2 seeds (42, 43)" or "1 seed (42)".
