@@ -667,3 +667,39 @@ func BenchmarkFeaturizeESOL(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "molecules/s")
 }
+
+func TestMoleculeStats(t *testing.T) {
+	// Expected values computed in Python from rdkit_reference.jsonl (atoms, bonds, labels) and
+	// random.Random(2666).shuffle (the paper's split), apart from this package's code.
+	for _, c := range []struct {
+		name                    string
+		molecules, atoms, bonds int
+		minAtoms, maxAtoms      int
+		meanAtoms               float64
+		label                   LabelStats
+		split                   SplitSizes
+		meanPredictorTestRMSE   float64
+	}{
+		{"esol", 1128, 14991, 15428, 1, 55, 13.2899, LabelStats{Mean: -3.0501, Std: 2.0955, Min: -11.6, Max: 1.58},
+			SplitSizes{Train: 902, Val: 113, Test: 113}, 2.3320},
+		{"freesolv", 642, 5600, 5385, 1, 24, 8.7227, LabelStats{Mean: -3.8030, Std: 3.8448, Min: -25.47, Max: 3.43},
+			SplitSizes{Train: 513, Val: 65, Test: 64}, 3.5904},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := loadMolecules(t, c.name).Stats()
+			near := func(a, b float64) bool { return math.Abs(a-b) < 5e-5 }
+			if st.Dataset != c.name || st.NumMolecules != c.molecules || st.NumSkipped != 0 || st.NumAtoms != c.atoms ||
+				st.NumBonds != c.bonds || st.MinAtoms != c.minAtoms || st.MaxAtoms != c.maxAtoms ||
+				!near(st.MeanAtoms, c.meanAtoms) || st.NumFeatures != NumAtomFeatures || st.SplitSizes != c.split {
+				t.Errorf("stats %+v", st)
+			}
+			if !near(st.Label.Mean, c.label.Mean) || !near(st.Label.Std, c.label.Std) || st.Label.Min != c.label.Min ||
+				st.Label.Max != c.label.Max {
+				t.Errorf("label stats %+v, want %+v", st.Label, c.label)
+			}
+			if !near(st.MeanPredictorTestRMSE, c.meanPredictorTestRMSE) {
+				t.Errorf("mean predictor's test RMSE %.5f, want %.4f", st.MeanPredictorTestRMSE, c.meanPredictorTestRMSE)
+			}
+		})
+	}
+}

@@ -12,7 +12,7 @@ import (
 func runData(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("data stats", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = usageFunc(fs, "stag data stats <cora|citeseer|rgg|multisets> [flags]")
+	fs.Usage = usageFunc(fs, "stag data stats <cora|citeseer|esol|freesolv|rgg|multisets> [flags]")
 	n := fs.Int("n", 200, "rgg: number of nodes")
 	radius := fs.Float64("radius", 0.125, "rgg: connection radius in the unit square")
 	seed := fs.Uint64("seed", 0, "rgg: random seed")
@@ -21,14 +21,14 @@ func runData(args []string, stdout, stderr io.Writer) error {
 	case len(args) > 0 && isHelp(args[0]):
 		return parseFlags(fs, args[:1])
 	case len(args) == 0 || args[0] != "stats":
-		return usageError("data: want \"data stats <cora|citeseer|rgg|multisets>\"")
+		return usageError("data: want \"data stats <cora|citeseer|esol|freesolv|rgg|multisets>\"")
 	}
 	rest := args[1:]
 	if len(rest) == 0 || isHelp(rest[0]) {
 		if err := parseFlags(fs, rest); err != nil {
 			return err
 		}
-		return usageError("data stats: name a dataset: cora, citeseer, rgg or multisets")
+		return usageError("data stats: name a dataset: cora, citeseer, esol, freesolv, rgg or multisets")
 	}
 	name := rest[0]
 	if err := parseFlags(fs, rest[1:]); err != nil {
@@ -44,6 +44,12 @@ func runData(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		return writeJSON(stdout, p.Stats())
+	case "esol", "freesolv":
+		ds, err := datasets.LoadMolecules(datasets.NewResolver(), name, datasets.MoleculeOptions{})
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, ds.Stats())
 	case "rgg":
 		g, err := datasets.RandomGeometricGraph(*n, *radius, *seed)
 		if err != nil {
@@ -61,6 +67,6 @@ func runData(args []string, stdout, stderr io.Writer) error {
 		}
 		return writeJSON(stdout, st)
 	default:
-		return usageError(fmt.Sprintf("data stats: unknown dataset %q (want cora, citeseer, rgg or multisets)", name))
+		return usageError(fmt.Sprintf("data stats: unknown dataset %q (want cora, citeseer, esol, freesolv, rgg or multisets)", name))
 	}
 }

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	stag data stats <cora|citeseer|rgg|multisets> [flags]   dataset statistics as one JSON object
+//	stag data stats <dataset> [flags]                        statistics of cora, citeseer, esol, freesolv, rgg or multisets as one JSON object
 //	stag backend                                             the backend and device in use, checked with a tiny computation
 //	stag featurize [FILE|-]                                  RDKit-compatible atom features of SMILES, one JSON object per line
 //	stag bench [flags]                                       training-step speed of STAG and baselines, one JSON line per method
@@ -30,7 +30,7 @@ import (
 var usage = `usage: stag <command> [arguments]
 
 commands:
-  data stats <cora|citeseer|rgg|multisets>   print a dataset's statistics as one JSON object
+  data stats <dataset>                       print the statistics of cora, citeseer, esol, freesolv, rgg or multisets (JSON)
   backend                                    print the backend and device in use as JSON
   featurize [FILE|-]                         featurize SMILES (one per line) as JSON lines
   bench                                      time training steps and Monte-Carlo inference (JSON lines)

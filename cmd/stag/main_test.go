@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,6 +88,34 @@ func TestDataStatsPlanetoid(t *testing.T) {
 			if st.NumNodes != c.nodes || st.NumDirectedEdges != c.directed || st.NumSelfLoops != c.selfLoops ||
 				st.NumFeatures != c.features || st.NumFeatureNonzeros != c.nonzeros || st.NumClasses != c.classes ||
 				st.SplitSizes == nil || *st.SplitSizes != c.split {
+				t.Errorf("stats = %s", out)
+			}
+		})
+	}
+}
+
+func TestDataStatsMolecules(t *testing.T) {
+	needData(t)
+	for _, c := range []struct {
+		name             string
+		molecules, atoms int
+		split            datasets.SplitSizes
+		meanPredictor    float64 // the records' mean_baseline_rmse (models.GraphResult) rounded
+	}{
+		{"esol", 1128, 14991, datasets.SplitSizes{Train: 902, Val: 113, Test: 113}, 2.3320},
+		{"freesolv", 642, 5600, datasets.SplitSizes{Train: 513, Val: 65, Test: 64}, 3.5904},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := stag(t, "data", "stats", c.name)
+			if code != 0 {
+				t.Fatalf("exit code %d, stderr %q", code, errOut)
+			}
+			var st datasets.MoleculeStats
+			if err := json.Unmarshal([]byte(out), &st); err != nil {
+				t.Fatalf("stdout %q is not one JSON object: %v", out, err)
+			}
+			if st.Dataset != c.name || st.NumMolecules != c.molecules || st.NumAtoms != c.atoms || st.SplitSizes != c.split ||
+				st.NumFeatures != datasets.NumAtomFeatures || math.Abs(st.MeanPredictorTestRMSE-c.meanPredictor) > 5e-5 {
 				t.Errorf("stats = %s", out)
 			}
 		})
@@ -183,7 +212,7 @@ func TestHelp(t *testing.T) {
 		args []string
 		want []string // in stderr
 	}{
-		{[]string{"data", "-h"}, []string{"usage: stag data stats <cora|citeseer|rgg|multisets>", "-radius"}},
+		{[]string{"data", "-h"}, []string{"usage: stag data stats <cora|citeseer|esol|freesolv|rgg|multisets>", "-radius"}},
 		{[]string{"data", "stats", "-h"}, []string{"usage: stag data stats", "-max-multiplicity"}},
 		{[]string{"data", "stats", "rgg", "-help"}, []string{"usage: stag data stats", "-seed"}},
 		{[]string{"backend", "-h"}, []string{"usage: stag backend"}},
