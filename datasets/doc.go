@@ -4,7 +4,8 @@
 // natively by package datasets/smiles exactly as RDKit + DGL-LifeSci's CanonicalAtomFeaturizer
 // do, the paper's seeded split and a batcher), random geometric graphs
 // (RandomGeometricGraph; its normalised Laplacian is stagnb.NormalizedLaplacian) and the multiset
-// toy data (Multisets).
+// toy data (Multisets). Each has its statistics (Planetoid.Stats, MoleculeDataset.Stats, …), which
+// `stag data stats` prints.
 //
 // Files are found by a Resolver: first in the directory named by $STAGNB_DATA, then in the
 // user cache, and finally by downloading them from their pinned public URL into the cache.
