@@ -246,37 +246,47 @@ func planReproduce(stdout io.Writer, table string, specs []models.RunSpec, dir, 
 }
 
 // filterSpecs keeps the specs whose configuration is in configs, whose depth is in depths and
-// whose seed is in seeds (comma-separated lists; empty keeps all). A selection that matches
-// nothing is a usage error.
+// whose seed is in seeds (comma-separated lists; empty keeps all). Configurations are compared
+// without case and spaces, so "Normal(1, 0.8)" (the paper's spelling) selects normal(1,0.8). An
+// item that matches no spec is a usage error that names it, so that a typo in a long list does
+// not silently drop its rows, and so is a selection that matches nothing.
 func filterSpecs(specs []models.RunSpec, configs, depths, seeds string) ([]models.RunSpec, error) {
-	keep := func(list, v string) bool {
-		if list == "" {
-			return true
-		}
-		for _, x := range splitList(list) {
-			if x == v {
-				return true
+	var have [3][]string // configs, depths, seeds of specs, in their order
+	for _, s := range specs {
+		for i, v := range []string{s.Config, fmt.Sprint(s.Layers), fmt.Sprint(s.Seed)} {
+			if !slices.Contains(have[i], v) {
+				have[i] = append(have[i], v)
 			}
 		}
-		return false
 	}
+	noRun := func(what string) error {
+		return usageError(fmt.Sprintf("reproduce: %s (the selected datasets have the configs %s; layers %s; seeds %s)",
+			what, strings.Join(have[0], ", "), strings.Join(have[1], ", "), strings.Join(have[2], ", ")))
+	}
+	var lists [3][]string // the selected configs, depths and seeds; nil keeps all
+	for i, list := range []string{configs, depths, seeds} {
+		if strings.TrimSpace(list) == "" {
+			continue
+		}
+		for _, x := range splitList(list) {
+			if i == 0 {
+				x = strings.ToLower(strings.ReplaceAll(x, " ", ""))
+			}
+			if !slices.Contains(have[i], x) {
+				return nil, noRun(fmt.Sprintf("%s item %q matches no run", []string{"-configs", "-layers", "-seeds"}[i], x))
+			}
+			lists[i] = append(lists[i], x)
+		}
+	}
+	keep := func(list []string, v string) bool { return list == nil || slices.Contains(list, v) }
 	var out []models.RunSpec
 	for _, s := range specs {
-		if keep(configs, s.Config) && keep(depths, fmt.Sprint(s.Layers)) && keep(seeds, fmt.Sprint(s.Seed)) {
+		if keep(lists[0], s.Config) && keep(lists[1], fmt.Sprint(s.Layers)) && keep(lists[2], fmt.Sprint(s.Seed)) {
 			out = append(out, s)
 		}
 	}
 	if len(out) == 0 {
-		var have [3][]string // configs, depths, seeds of specs, in their order
-		for _, s := range specs {
-			for i, v := range []string{s.Config, fmt.Sprint(s.Layers), fmt.Sprint(s.Seed)} {
-				if !slices.Contains(have[i], v) {
-					have[i] = append(have[i], v)
-				}
-			}
-		}
-		return nil, usageError(fmt.Sprintf("reproduce: -configs %q -layers %q -seeds %q select no run (the selected datasets have the configs %s; layers %s; seeds %s)",
-			configs, depths, seeds, strings.Join(have[0], ", "), strings.Join(have[1], ", "), strings.Join(have[2], ", ")))
+		return nil, noRun(fmt.Sprintf("-configs %q -layers %q -seeds %q select no run", configs, depths, seeds))
 	}
 	return out, nil
 }

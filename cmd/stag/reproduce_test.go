@@ -20,10 +20,11 @@ func TestReproduceErrors(t *testing.T) {
 		{[]string{"reproduce", "table99"}, `unknown table "table99"`},
 		{[]string{"reproduce", "table2", "-datasets", "pubmed"}, `unknown dataset "pubmed"`},
 		{[]string{"reproduce", "table2", "extra"}, "unexpected arguments"},
-		{[]string{"reproduce", "table2", "-configs", "normal(9,9)"}, "select no run"},
+		{[]string{"reproduce", "table2", "-configs", "normal(9,9)"}, `-configs item "normal(9,9)" matches no run`},
+		{[]string{"reproduce", "table2", "-configs", "normal(1,0.8),nromal(1,0.4)"}, `-configs item "nromal(1,0.4)" matches no run`},
 		{[]string{"reproduce", "table4", "-datasets", "cora"}, "table4 has the molecule datasets"},
 		{[]string{"reproduce", "table2", "-jobs", "0"}, "-jobs 0: want at least 1"},
-		{[]string{"reproduce", "table8", "-seeds", "9"}, `-seeds "9" select no run`},
+		{[]string{"reproduce", "table8", "-seeds", "1,9"}, `-seeds item "9" matches no run`},
 		{[]string{"reproduce", "table2", "-layers", "3"}, "layers 2, 4; seeds 1, 2, 3, 4, 5)"},
 		{[]string{"reproduce", "table8", "-configs", "bbb(1)"}, "the selected datasets have the configs bbb, bbb(10), bbb(100);"},
 		{[]string{"reproduce", "table3", "-datasets", "esol"}, "esol is in table2 and table4 only"},
@@ -164,6 +165,7 @@ func TestFilterSpecs(t *testing.T) {
 		{"bbb(10)", "", "", 5},
 		{"bbb,bbb(100)", "2", "1,3", 4},
 		{"", "", "5", 3},
+		{"BBB(10), bbb", "", "2", 2}, // case and spaces do not matter
 	} {
 		got, err := filterSpecs(specs, tc.configs, tc.layers, tc.seeds)
 		if err != nil || len(got) != tc.want {
