@@ -216,3 +216,35 @@ func Example_layers() {
 	// sage (Float32)[4, 8]
 	// gin (Float32)[4, 8]
 }
+
+// Learned noise: μ and log σ are variables, and Given draws z = μ + σ·ε with ε ~ Normal(0, 1),
+// so gradients reach both (the reparameterisation trick of STAG-VI). Here μ and σ are per
+// feature channel ([1, C]); the gradient of the summed SUM aggregate with respect to μ_c is the
+// sum of channel c over all messages, whatever ε was drawn; the gradient with respect to log σ
+// depends on ε.
+func ExampleGiven() {
+	backend, err := compute.NewWithConfig("go")
+	if err != nil {
+		panic(err)
+	}
+	el, err := stagnb.NewEdgeList(3, []int32{0, 1, 2}, []int32{2, 2, 0}) // 0→2, 1→2, 2→0
+	if err != nil {
+		panic(err)
+	}
+	x := [][]float32{{1, 10}, {2, 20}, {3, 30}}
+	exec := model.MustNewExec(backend, model.NewStore(), func(scope *model.Scope, g *Graph) []*Node {
+		mu := scope.VariableWithValue("mu", [][]float32{{1, 1}}).NodeValue(g)
+		logSigma := scope.VariableWithValue("log_sigma", [][]float32{{-1, -1}}).NodeValue(g)
+		noise := stagnb.NewNoise(stagnb.Given(mu, Exp(logSigma)), stagnb.StructureSTAG)
+		y := stagnb.StochasticAggregate(scope, Const(g, x), el.Const(g), stagnb.AggSum, stagnb.NormNone, noise)
+		grads := Gradient(ReduceAllSum(y), mu, logSigma)
+		return []*Node{grads[0], grads[1]}
+	})
+	outs := exec.MustCall()
+	fmt.Println("∂/∂μ:", outs[0].Value())
+	dLogSigma := outs[1].Value().([][]float32)[0]
+	fmt.Println("∂/∂log σ is non-zero:", dLogSigma[0] != 0 && dLogSigma[1] != 0)
+	// Output:
+	// ∂/∂μ: [[6 60]]
+	// ∂/∂log σ is non-zero: true
+}
