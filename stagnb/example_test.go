@@ -135,33 +135,21 @@ func ExampleStochasticAggregate() {
 			x := Const(g, ones)
 			return stagnb.StochasticAggregate(scope, x, el.Const(g), stagnb.AggSum, stagnb.NormNone, noise)
 		})
-		node2 := exec.MustCall()[0].Value().([][]float32)[2]
+		node2 := make([]float64, 0, 1000)
 		distinct := map[float32]bool{}
-		for _, v := range node2 {
+		for _, v := range exec.MustCall()[0].Value().([][]float32)[2] {
+			node2 = append(node2, float64(v))
 			distinct[v] = true
 		}
-		mean, std := meanStd(node2)
 		fmt.Printf("%-14s %-8s node 2: %4d distinct values over 1000 channels", spec.dist, spec.structure, len(distinct))
 		if len(distinct) > 1 {
-			fmt.Printf(", mean %.1f, std %.1f", mean, std)
+			fmt.Printf(", mean %.1f, std %.1f", stagnb.MultisetMean(node2), stagnb.MultisetStd(node2))
 		}
 		fmt.Println()
 	}
 	// Output:
 	// normal(1,0.2)  stag     node 2: 1000 distinct values over 1000 channels, mean 2.0, std 0.3
 	// bernoulli(0.5) dropedge node 2:    1 distinct values over 1000 channels
-}
-
-// meanStd is the mean and population standard deviation of v.
-func meanStd(v []float32) (mean, std float64) {
-	for _, x := range v {
-		mean += float64(x)
-	}
-	mean /= float64(len(v))
-	for _, x := range v {
-		std += (float64(x) - mean) * (float64(x) - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(v)))
 }
 
 // The Dirichlet energy of the paper's Definition 3.1 on the path 0 – 1 – 2. With the augmented
