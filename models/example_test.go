@@ -78,8 +78,8 @@ func ExampleNodeTrainer() {
 
 // Trains the paper's two-layer STAG GCN with Normal(1, 0.2) noise on FreeSolv (hydration free
 // energies, parsed from SMILES and featurized in Go), quickly, and prints the test RMSE beside
-// the RMSE of predicting the training mean. GraphModelFor gives each Table 2 row's model as the
-// original code ran it; this is the model of the "normal(1,0.2)" row. Compiled by the tests, not
+// the RMSE of predicting the training mean. GraphModelFor and ProtocolFor give a Table 2 row's
+// model (a GraphRegressor) and protocol as the original code ran them. Compiled by the tests, not
 // run (TestTrainESOLQuick trains models like it).
 func Example_trainFreeSolv() {
 	backend, err := stagnb.NewBackend(log.Printf)
@@ -94,12 +94,12 @@ func Example_trainFreeSolv() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	noise, err := models.NoiseForConfig("normal(1,0.2)")
+	spec := models.RunSpec{Table: "table2", Dataset: "freesolv", Config: "normal(1,0.2)", Layers: 2, Seed: 1}
+	m, err := models.GraphModelFor(spec)
 	if err != nil {
 		log.Fatal(err)
 	}
-	m := &models.GraphRegressor{Layers: 2, Hidden: 128, Noise: noise, Placement: stagnb.DGLOrder, Activation: "elu"}
-	cfg := models.MoleculeTrainConfig()
+	cfg := models.ProtocolFor(spec)
 	cfg.Epochs = 300 // the paper trains 3000
 	res, err := models.TrainGraphRegressor(backend, task, m, cfg)
 	if err != nil {
@@ -110,8 +110,8 @@ func Example_trainFreeSolv() {
 
 // Trains STAG-VI with the ℝ posterior (one learned noise law q = Normal(μ, σ) shared by all
 // layers, edges and features; Table 9's hyperparameters for Cora) quickly, and reads the q it
-// learned before the trained variables are freed: every layer reports the same μ and σ. Compiled by the tests, not run (TestVILearnedNoise and notebook 07
-// train it).
+// learned before the trained variables are freed: every layer reports the same μ and σ.
+// Compiled by the tests, not run (TestVILearnedNoise and notebook 07 train it).
 func ExampleVIGCN() {
 	backend, err := stagnb.NewBackend(log.Printf)
 	if err != nil {
