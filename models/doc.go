@@ -8,6 +8,11 @@
 // selection, NaN/Inf checks, progress callbacks). Graph regression (ESOL, FreeSolv): GraphRegressor
 // and TrainGraphRegressor.
 //
+// Using a trained model: TrainConfig.Inspect hands over the trained variables before they are
+// freed (TrainConfig.RestoreBest makes them those of the selected evaluation); PredictNodes and
+// PredictGraphs predict with them, Monte-Carlo mean and spread, and GoMLX's checkpoint package
+// saves and loads them.
+//
 // Reproduction: RunSpec names one (table, dataset, configuration, depth, seed); Table2Specs,
 // Table3Specs, Table5Specs, GNNSpecs, Table8Specs and Figure5Specs list a table's grid, ModelFor
 // and ProtocolFor give each spec's model and protocol as the original code ran it (each choice is

@@ -176,8 +176,8 @@ func NewGraphTrainer(backend compute.Backend, task *GraphTask, m GraphPredictor,
 	return t, nil
 }
 
-// Train trains one run with protocol cfg (its Seed, Epochs, EvalEvery and Progress) and returns
-// the test RMSE at the lowest validation RMSE. cfg's LearningRate, WeightDecayFirst and MCSamples
+// Train trains one run with protocol cfg (its Seed, Epochs, EvalEvery, Progress, RestoreBest and
+// Inspect) and returns the test RMSE at the lowest validation RMSE. cfg's LearningRate, WeightDecayFirst and MCSamples
 // must be those the trainer was built with.
 func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
 	start, err := t.begin(cfg)
@@ -192,6 +192,8 @@ func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
 	trainMean /= float64(len(task.Train.Labels))
 	res := &GraphResult{Seed: cfg.Seed, Epochs: cfg.Epochs, BestEpoch: -1,
 		MeanBaselineRMSE: rmse(constant(len(task.Test.Labels), float32(trainMean)), task.Test.Labels)}
+	var best snapshot // with cfg.RestoreBest, the variables at the lowest validation RMSE
+	defer func() { best.Finalize() }()
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		res.FinalLoss, err = t.step.step()
 		if err != nil {
@@ -224,12 +226,18 @@ func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
 				s += float64(x)
 			}
 			res.TestPredStd = s / float64(len(spread))
+			if err := t.keepBest(cfg, &best); err != nil {
+				return nil, fmt.Errorf("models.TrainGraphRegressor: evaluation at epoch %d: %w", epoch, err)
+			}
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(regressionProgress(epoch, cfg.Epochs, res.FinalLoss, true))
 		}
 	}
 	res.WallSeconds = time.Since(start).Seconds()
+	if err := t.finish(cfg, best); err != nil {
+		return nil, fmt.Errorf("models.TrainGraphRegressor: %w", err)
+	}
 	return res, nil
 }
 

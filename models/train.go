@@ -18,7 +18,7 @@ import (
 
 // TrainConfig is a training protocol for node classification. DefaultTrainConfig gives the one
 // behind the paper's Table 2 as the original code ran it. TrainGraphRegressor takes it too, and
-// uses all but MCVote, SelectFinal and Inspect.
+// uses all but MCVote and SelectFinal.
 type TrainConfig struct {
 	// LearningRate of Adam (code and the paper's main text: 5e-3; its appendix says 5e-4).
 	LearningRate float64 `json:"learning_rate"`
@@ -47,8 +47,16 @@ type TrainConfig struct {
 	// Progress, if set, is called after every epoch (the progress package draws it as a bar).
 	Progress func(Progress) `json:"-"`
 	// Inspect, if set, is called with the trained variables' store after the last epoch, before
-	// the store is freed: the way to read learned parameters (for example VIGCN.LearnedNoise).
+	// the store is freed: the way to read learned parameters (for example VIGCN.LearnedNoise), to
+	// predict with the trained model (PredictNodes, PredictGraphs) or to save it (GoMLX's
+	// checkpoint package).
 	Inspect func(store *model.Store) error `json:"-"`
+	// RestoreBest puts the variables as they were at the selected evaluation (the best validation
+	// score, or the last one with SelectFinal) back into the store before Inspect sees it, so that
+	// the model inspected is the one whose metrics the result reports; without it Inspect sees the
+	// last epoch's. It copies the variables to host memory at each better evaluation and changes
+	// no result.
+	RestoreBest bool `json:"-"`
 }
 
 // DefaultTrainConfig is the original code's Table 2 protocol.
@@ -178,17 +186,19 @@ func NewNodeTrainer(backend compute.Backend, task *NodeTask, m NodeClassifier, c
 	return t, nil
 }
 
-// Train trains one run with protocol cfg (its Seed, Epochs, EvalEvery, SelectFinal, Progress and
-// Inspect) and returns the test metrics at the best validation accuracy. cfg's LearningRate,
+// Train trains one run with protocol cfg (its Seed, Epochs, EvalEvery, SelectFinal, Progress,
+// RestoreBest and Inspect) and returns the test metrics at the best validation accuracy. cfg's LearningRate,
 // WeightDecayFirst, MCSamples and MCVote must be those the trainer was built with.
 func (t *NodeTrainer) Train(cfg TrainConfig) (*NodeResult, error) {
 	start, err := t.begin(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("models.NodeTrainer.Train: %w", err)
 	}
-	store, task, eval := t.step.store, t.task, t.eval
+	task, eval := t.task, t.eval
 	res := &NodeResult{Seed: cfg.Seed, Epochs: cfg.Epochs, BestEpoch: -1}
 	var bestProbs []float32
+	var best snapshot // with cfg.RestoreBest, the variables at the selected evaluation
+	defer func() { best.Finalize() }()
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		var err error
 		res.FinalLoss, err = t.step.step()
@@ -225,6 +235,9 @@ func (t *NodeTrainer) Train(cfg TrainConfig) (*NodeResult, error) {
 		if res.BestEpoch < 0 || ev.ValAcc > res.ValAcc || cfg.SelectFinal {
 			res.BestEpoch, res.TrainAcc, res.ValAcc, res.TestAcc = epoch, ev.TrainAcc, ev.ValAcc, ev.TestAcc
 			bestProbs = meanProbs
+			if err := t.keepBest(cfg, &best); err != nil {
+				return nil, fmt.Errorf("models.TrainNodeClassifier: evaluation at epoch %d: %w", epoch, err)
+			}
 		}
 		if cfg.Progress != nil {
 			cfg.Progress(Progress{Epoch: epoch, Epochs: cfg.Epochs, Loss: ev.Loss, TrainAcc: ev.TrainAcc,
@@ -233,10 +246,8 @@ func (t *NodeTrainer) Train(cfg TrainConfig) (*NodeResult, error) {
 	}
 	res.TestNLL, res.TestECE = nllAndECE(bestProbs, task.NumClasses, task.Labels, task.Split.Test, 15)
 	res.WallSeconds = time.Since(start).Seconds()
-	if cfg.Inspect != nil {
-		if err := cfg.Inspect(store); err != nil {
-			return nil, fmt.Errorf("models.TrainNodeClassifier: inspecting the trained model: %w", err)
-		}
+	if err := t.finish(cfg, best); err != nil {
+		return nil, fmt.Errorf("models.TrainNodeClassifier: %w", err)
 	}
 	return res, nil
 }

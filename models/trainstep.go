@@ -155,6 +155,54 @@ func (s *trainStep) step() (float64, error) {
 	return l, nil
 }
 
+// snapshot copies the values of every variable but the random state to host memory; restore puts
+// them back. TrainConfig.RestoreBest keeps one snapshot, of the best evaluation so far.
+type snapshot map[string]*tensors.Tensor
+
+// snapshot copies the current values of the store's variables, but the random state.
+func (s *trainStep) snapshot() (snapshot, error) {
+	snap := snapshot{}
+	for v := range s.store.IterVariables() {
+		if v.Path() == rngStatePath {
+			continue
+		}
+		t, err := v.Value()
+		if err == nil {
+			snap[v.Path()], err = t.LocalClone()
+		}
+		if err != nil {
+			snap.Finalize()
+			return nil, fmt.Errorf("copying %s: %w", v.Path(), err)
+		}
+	}
+	return snap, nil
+}
+
+// restore sets the store's variables to the values in snap (copies: snap stays valid).
+func (s *trainStep) restore(snap snapshot) error {
+	for v := range s.store.IterVariables() {
+		t := snap[v.Path()]
+		if t == nil {
+			continue
+		}
+		c, err := t.LocalClone()
+		if err == nil {
+			err = v.SetValue(c)
+		}
+		if err != nil {
+			return fmt.Errorf("restoring %s: %w", v.Path(), err)
+		}
+	}
+	return nil
+}
+
+// Finalize frees the snapshot's tensors.
+func (snap snapshot) Finalize() {
+	for _, t := range snap {
+		t.FinalizeAll()
+	}
+}
+
 // Finalize frees the compiled step and the variables' buffers.
 func (s *trainStep) Finalize() {
 	if s.exec != nil {
@@ -193,6 +241,37 @@ func (c *trainerCore) begin(cfg TrainConfig) (start time.Time, err error) {
 	}
 	c.fresh = false
 	return c.created, c.step.seed(cfg.Seed)
+}
+
+// keepBest, when cfg.RestoreBest, replaces *best with a snapshot of the current variables: the
+// run's selected evaluation so far.
+func (c *trainerCore) keepBest(cfg TrainConfig, best *snapshot) error {
+	if !cfg.RestoreBest {
+		return nil
+	}
+	snap, err := c.step.snapshot()
+	if err != nil {
+		return fmt.Errorf("keeping the variables of the best evaluation: %w", err)
+	}
+	best.Finalize()
+	*best = snap
+	return nil
+}
+
+// finish ends a run: when cfg.RestoreBest it puts back the variables of the selected evaluation
+// (best), then it hands the store to cfg.Inspect, if set.
+func (c *trainerCore) finish(cfg TrainConfig, best snapshot) error {
+	if cfg.RestoreBest {
+		if err := c.step.restore(best); err != nil {
+			return fmt.Errorf("restoring the best evaluation's variables: %w", err)
+		}
+	}
+	if cfg.Inspect != nil {
+		if err := cfg.Inspect(c.step.store); err != nil {
+			return fmt.Errorf("inspecting the trained model: %w", err)
+		}
+	}
+	return nil
 }
 
 // Finalize frees the compiled graphs and the variables.
