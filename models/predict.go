@@ -40,8 +40,8 @@ func (p *NodePredictions) Accuracy(task *NodeTask, nodes []int32) float64 {
 // PredictNodes runs m on task `samples` times with the trained variables in store (the store
 // TrainConfig.Inspect hands over, with RestoreBest the model of the reported metrics; or one that
 // GoMLX's checkpoint package loaded), the noise on as at the paper's evaluation, and returns the
-// samples' mean softmax probabilities and their spread. The store must hold every variable of m:
-// one it lacks would be initialized afresh.
+// samples' mean softmax probabilities and their spread. A variable of m that the store lacks is an
+// error naming it.
 func PredictNodes(backend compute.Backend, store *model.Store, task *NodeTask, m NodeClassifier, samples int) (*NodePredictions, error) {
 	if samples < 1 {
 		return nil, fmt.Errorf("models.PredictNodes: samples=%d must be ≥ 1", samples)
@@ -82,6 +82,16 @@ func predict(backend compute.Backend, store *model.Store, samples int, reduce st
 		return nil, err
 	}
 	defer exec.Finalize()
+	if _, err := exec.Compile(); err != nil {
+		return nil, err
+	}
+	// Building the graph created the variables the store lacked, without values: they would be
+	// initialized at random.
+	for v := range store.IterVariables() {
+		if !v.HasValue() && v.Path() != rngStatePath {
+			return nil, fmt.Errorf("the store has no variable %s: it does not hold this model's trained variables", v.Path())
+		}
+	}
 	outs, err := exec.Call()
 	if err != nil {
 		return nil, err

@@ -215,3 +215,29 @@ func TestPredictRejectsNoSamples(t *testing.T) {
 		t.Errorf("PredictGraphs with 0 samples: error %v, want one naming samples=0", err)
 	}
 }
+
+// TestPredictRejectsUntrainedStore checks that predicting from a store that lacks the model's
+// variables (an empty one, or another model's) is an error naming one, not a prediction of a model
+// initialized at random.
+func TestPredictRejectsUntrainedStore(t *testing.T) {
+	backend := stagtest.Backend(t)
+	task := toyWideTask(t)
+	noise, err := NoiseForConfig("normal(1,0.4)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []NodeClassifier{Table2Model(2, nil), Table2Model(2, noise)} {
+		store := model.NewStore()
+		_, err := PredictNodes(backend, store, task, m, 2)
+		store.Finalize()
+		if err == nil || !strings.Contains(err.Error(), "has no variable /layer_0/") {
+			t.Errorf("PredictNodes on an empty store: error %v, want one naming a variable of layer_0", err)
+		}
+	}
+	g := toyGraphTask(t)
+	store := model.NewStore()
+	defer store.Finalize()
+	if _, _, err := PredictGraphs(backend, store, g.Val, g.NumFeatures, &GraphRegressor{Layers: 1, Hidden: 4, Activation: "relu"}, 1); err == nil || !strings.Contains(err.Error(), "has no variable /layer_0/") {
+		t.Errorf("PredictGraphs on an empty store: error %v, want one naming a variable of layer_0", err)
+	}
+}
