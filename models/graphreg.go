@@ -177,8 +177,8 @@ func NewGraphTrainer(backend compute.Backend, task *GraphTask, m GraphPredictor,
 }
 
 // Train trains one run with protocol cfg (its Seed, Epochs, EvalEvery, Progress, RestoreBest and
-// Inspect) and returns the test RMSE at the lowest validation RMSE. cfg's LearningRate, WeightDecayFirst and MCSamples
-// must be those the trainer was built with.
+// Inspect) and returns the test RMSE at the lowest validation RMSE. cfg's LearningRate,
+// WeightDecayFirst and MCSamples must be those the trainer was built with.
 func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
 	start, err := t.begin(cfg)
 	if err != nil {

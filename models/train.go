@@ -187,8 +187,8 @@ func NewNodeTrainer(backend compute.Backend, task *NodeTask, m NodeClassifier, c
 }
 
 // Train trains one run with protocol cfg (its Seed, Epochs, EvalEvery, SelectFinal, Progress,
-// RestoreBest and Inspect) and returns the test metrics at the best validation accuracy. cfg's LearningRate,
-// WeightDecayFirst, MCSamples and MCVote must be those the trainer was built with.
+// RestoreBest and Inspect) and returns the test metrics at the best validation accuracy. cfg's
+// LearningRate, WeightDecayFirst, MCSamples and MCVote must be those the trainer was built with.
 func (t *NodeTrainer) Train(cfg TrainConfig) (*NodeResult, error) {
 	start, err := t.begin(cfg)
 	if err != nil {
