@@ -14,8 +14,9 @@
 // saves and loads them.
 //
 // Reproduction: RunSpec names one (table, dataset, configuration, depth, seed); Table2Specs,
-// Table3Specs, Table5Specs, GNNSpecs, Table8Specs and Figure5Specs list a table's grid, ModelFor
-// and ProtocolFor give each spec's model and protocol as the original code ran it (each choice is
-// documented where paper and code differ), and Reproduce trains and records them resumably.
+// Table3Specs, Table4Specs, Table5Specs, GNNSpecs, Table8Specs and Figure5Specs list a table's
+// grid, ModelFor and ProtocolFor give each spec's model and protocol as the original code ran it
+// (each choice is documented where paper and code differ), and Reproduce trains and records them
+// resumably.
 // Bench times training steps (the `stag bench` command).
 package models
