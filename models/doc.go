@@ -11,7 +11,8 @@
 // Using a trained model: TrainConfig.Inspect hands over the trained variables before they are
 // freed (TrainConfig.RestoreBest makes them those of the selected evaluation); PredictNodes and
 // PredictGraphs predict with them, Monte-Carlo mean and spread, and GoMLX's checkpoint package
-// saves and loads them.
+// saves and loads them (save into a new directory: checkpoint.Build on one that holds a checkpoint
+// loads it over the store's variables).
 //
 // Reproduction: RunSpec names one (table, dataset, configuration, depth, seed); Table2Specs,
 // Table3Specs, Table4Specs, Table5Specs, GNNSpecs, Table8Specs and Figure5Specs list a table's

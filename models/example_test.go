@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
 
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/checkpoint"
@@ -180,10 +179,17 @@ func ExamplePredictNodes() {
 		if pred, err = models.PredictNodes(backend, store, task, m, 32); err != nil {
 			return err
 		}
-		saver, err := checkpoint.Build(store).Dir(filepath.Join(os.TempDir(), "stag-cora")).Done()
+		// A new directory: checkpoint.Build on one that holds a checkpoint loads it into the store,
+		// over the trained variables.
+		dir, err := os.MkdirTemp("", "stag-cora-")
 		if err != nil {
 			return err
 		}
+		saver, err := checkpoint.Build(store).Dir(dir).Done()
+		if err != nil {
+			return err
+		}
+		fmt.Println("saved in", dir)
 		return saver.Save()
 	}
 	res, err := models.TrainNodeClassifier(backend, task, m, cfg)
