@@ -81,6 +81,39 @@ func TestRestoreBest(t *testing.T) {
 			return res.BestEpoch, nil
 		})
 	})
+	t.Run("reused", func(t *testing.T) {
+		// A trainer that restored one run's best variables starts the next seed afresh: the
+		// same seed twice gives the same result and the same restored variables.
+		task := toyWideTask(t)
+		noise, err := NoiseForConfig("normal(1,0.8)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		trainer, err := NewNodeTrainer(backend, task, Table2Model(2, noise), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer trainer.Finalize()
+		var results []*NodeResult
+		var values []map[string]any
+		for range 2 {
+			c := cfg
+			c.RestoreBest = true
+			c.Inspect = func(store *model.Store) error {
+				values = append(values, storeValues(t, store))
+				return nil
+			}
+			res, err := trainer.Train(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.WallSeconds = 0
+			results = append(results, res)
+		}
+		if !reflect.DeepEqual(results[0], results[1]) || !reflect.DeepEqual(values[0], values[1]) {
+			t.Errorf("the second run of seed %d on the reused trainer differs from the first", cfg.Seed)
+		}
+	})
 	t.Run("graph", func(t *testing.T) {
 		task := heldOutGraphTask(t)
 		m, err := GraphModelFor(RunSpec{Table: "table2", Dataset: "esol", Config: "normal(1,0.8)", Layers: 2})
