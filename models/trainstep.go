@@ -27,7 +27,7 @@ type trainStep struct {
 	// initial holds the values with which variables were created at graph building (optimizer
 	// counters, learning rate, constants of the model); they do not depend on the seed. The other
 	// variables come from their initializers and the seed's random state.
-	initial map[string]*tensors.Tensor
+	initial snapshot
 }
 
 // newTrainStep builds and compiles the training step of lossGraph, whose scalar result is the
@@ -37,7 +37,7 @@ type trainStep struct {
 func newTrainStep(backend compute.Backend, seed int64, lossGraph func(scope *model.Scope, g *Graph) *Node, opt optimizer.Interface) (*trainStep, error) {
 	store := model.NewStore()
 	_, checked := opt.(checkedOptimizer)
-	s := &trainStep{backend: backend, store: store, checked: checked, initial: map[string]*tensors.Tensor{}}
+	s := &trainStep{backend: backend, store: store, checked: checked}
 	if err := s.seed(seed); err != nil {
 		store.Finalize()
 		return nil, err
@@ -69,18 +69,9 @@ func newTrainStep(backend compute.Backend, seed int64, lossGraph func(scope *mod
 	}
 	// Right after building, the variables that have a value were created with it; the others
 	// wait for their initializers (run at the first step).
-	for v := range store.IterVariables() {
-		if v.Path() == rngStatePath || !v.HasValue() {
-			continue
-		}
-		t, err := v.Value()
-		if err == nil {
-			s.initial[v.Path()], err = t.LocalClone()
-		}
-		if err != nil {
-			s.Finalize()
-			return nil, fmt.Errorf("keeping the initial value of %s: %w", v.Path(), err)
-		}
+	if s.initial, err = s.snapshot(); err != nil {
+		s.Finalize()
+		return nil, fmt.Errorf("keeping the initial values: %w", err)
 	}
 	return s, nil
 }
@@ -99,21 +90,15 @@ func (s *trainStep) seed(seed int64) error {
 // the seed's random state, in the order in which the first initialisation drew them.
 func (s *trainStep) reseed(seed int64) error {
 	for v := range s.store.IterVariables() {
-		if v.Path() == rngStatePath {
+		if v.Path() == rngStatePath || s.initial[v.Path()] != nil {
 			continue
 		}
-		var err error
-		if t := s.initial[v.Path()]; t != nil {
-			var c *tensors.Tensor
-			if c, err = t.LocalClone(); err == nil {
-				err = v.SetValue(c)
-			}
-		} else {
-			err = v.Reset()
-		}
-		if err != nil {
+		if err := v.Reset(); err != nil {
 			return fmt.Errorf("resetting %s: %w", v.Path(), err)
 		}
+	}
+	if err := s.restore(s.initial); err != nil {
+		return err
 	}
 	if err := s.seed(seed); err != nil {
 		return err
@@ -155,15 +140,16 @@ func (s *trainStep) step() (float64, error) {
 	return l, nil
 }
 
-// snapshot copies the values of every variable but the random state to host memory; restore puts
-// them back. TrainConfig.RestoreBest keeps one snapshot, of the best evaluation so far.
+// snapshot holds host copies of variables' values, by path; restore puts them back. A trainStep
+// keeps the values its variables were created with (initial), and TrainConfig.RestoreBest those
+// of the best evaluation so far.
 type snapshot map[string]*tensors.Tensor
 
-// snapshot copies the current values of the store's variables, but the random state.
+// snapshot copies the current values of the store's variables that have one, but the random state.
 func (s *trainStep) snapshot() (snapshot, error) {
 	snap := snapshot{}
 	for v := range s.store.IterVariables() {
-		if v.Path() == rngStatePath {
+		if v.Path() == rngStatePath || !v.HasValue() {
 			continue
 		}
 		t, err := v.Value()
@@ -209,9 +195,7 @@ func (s *trainStep) Finalize() {
 		s.exec.Finalize()
 	}
 	s.store.Finalize()
-	for _, t := range s.initial {
-		t.FinalizeAll()
-	}
+	s.initial.Finalize()
 }
 
 // trainerCore is what NodeTrainer and GraphTrainer share: the compiled training step and
