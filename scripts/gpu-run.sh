@@ -6,7 +6,9 @@
 #
 #   check                        the backend and device (backend.json), a quick Cora training on them
 #                                (quick.tar.gz: its records) and the core tests (core-tests.log; stopped
-#                                after $STAGNB_CORE_TEST_SECONDS, default 180, exit 75)
+#                                after $STAGNB_CORE_TEST_SECONDS, default 180, exit 75;
+#                                $STAGNB_CORE_TEST_FLAGS: more flags for them, e.g.
+#                                "-test.run TestMonteCarlo" or "-test.skip TestSparseLayersMatchDense")
 #   bench [stag bench flags]     every method's ms per step and per 32-sample inference beside the
 #                                PyTorch Geometric peer ($STAGNB_PEER_PYTHON, default python3; left out
 #                                with a warning when it lacks torch_geometric): bench.jsonl, bench.md
@@ -101,9 +103,10 @@ check)
   tar -czf "$OUT/quick.tar.gz" -C "$quick" .
   rm -rf "$quick"
   cap="${STAGNB_CORE_TEST_SECONDS:-180}"
-  say "core tests (-test.short) on that backend, for at most ${cap} s: $OUT/core-tests.log"
+  say "core tests (-test.short ${STAGNB_CORE_TEST_FLAGS:-}) on that backend, for at most ${cap} s: $OUT/core-tests.log"
   rc=0
-  (cd stagnb && timeout "$cap" "$BIN/stagnb.test" -test.short -test.v) >"$OUT/core-tests.log" 2>&1 || rc=$?
+  # shellcheck disable=SC2086 # the flags are words
+  (cd stagnb && timeout "$cap" "$BIN/stagnb.test" -test.short -test.v ${STAGNB_CORE_TEST_FLAGS:-}) >"$OUT/core-tests.log" 2>&1 || rc=$?
   grep -E '^(--- FAIL|FAIL|PASS|ok)' "$OUT/core-tests.log" | tail -20 || true
   if ((rc == 124)); then
     say "core tests stopped after ${cap} s (STAGNB_CORE_TEST_SECONDS): core-tests.log lists those that ran"

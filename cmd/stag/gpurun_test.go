@@ -78,7 +78,8 @@ func TestGPURunScript(t *testing.T) {
 	// The whole measurement in one call: check, bench, and reproduce with the flags given (one
 	// quick run here).
 	allResults := t.TempDir()
-	allEnv := []string{"STAGNB_GPU_RESULTS=" + allResults, "STAGNB_BENCH_FLAGS=-methods deterministic -steps 2 -warmup 0"}
+	allEnv := []string{"STAGNB_GPU_RESULTS=" + allResults, "STAGNB_BENCH_FLAGS=-methods deterministic -steps 2 -warmup 0",
+		"STAGNB_CORE_TEST_FLAGS=-test.run TestMonteCarlo|TestEnumNames -test.skip TestMonteCarloCallsDrawApart"}
 	code, log := runStageOn(noGo, allEnv, "all", "-quick", "-datasets", "cora", "-configs", "deterministic", "-layers", "2")
 	if code != 0 || strings.Count(log, "host: ") != 1 {
 		t.Fatalf("gpu-run.sh all: exit %d, want 0, and the environment probed once\n%s", code, log)
@@ -93,6 +94,9 @@ func TestGPURunScript(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "core-tests.log")); err != nil || !strings.Contains(string(b), "\nPASS\n") || strings.Contains(string(b), "--- FAIL") {
 		t.Errorf("core-tests.log (%v) does not show the core tests passing:\n%s", err, b)
+	} else if log := string(b); !strings.Contains(log, "--- PASS: TestMonteCarloLoopMatchesUnrolled") || !strings.Contains(log, "--- PASS: TestEnumNames") ||
+		strings.Contains(log, "TestMonteCarloCallsDrawApart") || strings.Contains(log, "TestAggregateHandComputed") {
+		t.Errorf("core-tests.log: want the tests that STAGNB_CORE_TEST_FLAGS picks and only those:\n%s", b)
 	}
 	quick := tarFiles(t, filepath.Join(out, "quick.tar.gz"))
 	for _, c := range []string{"deterministic", "normal(1,0.8)"} {
