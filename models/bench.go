@@ -77,10 +77,8 @@ type BenchResult struct {
 	Hidden     int    `json:"hidden"`
 	Model      string `json:"model,omitempty"`
 	// Params is the number of trainable parameters.
-	Params    int `json:"params"`
-	MCSamples int `json:"mc_samples,omitempty"`
-	// MCLoop says that the Monte-Carlo samples ran as a loop (stagnb.MCLoops), not unrolled.
-	MCLoop    bool    `json:"mc_loop,omitempty"`
+	Params    int     `json:"params"`
+	MCSamples int     `json:"mc_samples,omitempty"`
 	Steps     int     `json:"steps"`
 	MSPerStep float64 `json:"ms_per_step"`
 	MSMin     float64 `json:"ms_min"`
@@ -171,9 +169,6 @@ func Bench(backend compute.Backend, task *NodeTask, method BenchMethod, layers, 
 
 	var run func() error
 	if method.MCSamples > 0 {
-		if res.MCLoop, err = stagnb.MCLoops(backend, store, method.MCSamples); err != nil {
-			return res, fmt.Errorf("bench %s: %w", method.Name, err)
-		}
 		// Initialise the variables with one training step, then time the inference graph.
 		if _, err := step(); err != nil {
 			return res, err

@@ -286,8 +286,7 @@ func graphConfigDiff(built, asked TrainConfig) string {
 
 // mcScores reduces `samples` Monte-Carlo samples of the logits `[num_nodes, num_classes]` that
 // forward builds to the scores whose argmax is the prediction, the samples' mean logits or, with
-// vote, their argmaxes' vote fractions; and to the mean of their softmax probabilities. On XLA the
-// samples are a loop (stagnb.ParamMCLoop), which compiles in a fraction of the time.
+// vote, their argmaxes' vote fractions; and to the mean of their softmax probabilities.
 func mcScores(g *Graph, samples int, vote bool, forward func(sample int) *Node) (scores, probs *Node) {
 	reduce := stagnb.MCMean
 	if vote {

@@ -119,7 +119,6 @@ func TestMCScores(t *testing.T) {
 		{true, []float64{1.0 / 3, 2.0 / 3, 1.0 / 3, 2.0 / 3}},
 	} {
 		store := model.NewStore()
-		store.SetParam(stagnb.ParamMCLoop, "unrolled") // each sample its own constant
 		exec := model.MustNewExec(stagtest.Backend(t), store, func(scope *model.Scope, g *Graph) []*Node {
 			scores, probs := mcScores(g, len(samples), tc.vote, func(k int) *Node { return Const(g, samples[k]) })
 			return []*Node{scores, probs}

@@ -23,7 +23,7 @@
 //     the scope's Param* hyperparameters (ParamNoise, ParamStructure, ParamPlacement, ParamNorm, …).
 //   - MonteCarlo runs a forward function K times in one graph, each sample a forward pass with
 //     noise of its own, and returns the mean and spread of logits, probabilities or votes
-//     (MonteCarloSums for sums of one's own statistics; unrolled or a While loop, ParamMCLoop).
+//     (MonteCarloSums for sums of one's own statistics), the samples unrolled in the graph.
 //   - Theory helpers: DirichletEnergy (NewDirichlet for many signals on one graph),
 //     NormalizedLaplacian (dense, for analysis) and its Spectrum, ExpSumUniformExpectation (Table
 //     1's closed form) and the deterministic multiset aggregators.

@@ -226,7 +226,6 @@ func TestMonteCarloSpreadFarFromZero(t *testing.T) {
 				values[k] = tc.offset + tc.deviation*float32(1-2*(k%2))
 			}
 			res := runGraph(t, 1, func(scope *model.Scope, g *Graph) []*Node {
-				scope.Store().SetParam(stagnb.ParamMCLoop, "unrolled") // each sample its own constant
 				mean, spread := stagnb.MonteCarlo(g, samples, stagnb.MCMean, func(k int) *Node {
 					return Const(g, []float32{values[k]})
 				})
@@ -256,7 +255,6 @@ func TestSharedLayersReuseOneDraw(t *testing.T) {
 	d, _ := stagnb.Normal(1, 1)
 	noise := stagnb.NewNoise(d, stagnb.StructureDropEdge)
 	res := runGraph(t, 2, func(scope *model.Scope, g *Graph) []*Node {
-		scope.Store().SetParam(stagnb.ParamMCLoop, "unrolled") // it returns each sample's draws
 		edges := el.Const(g)
 		var outs []*Node
 		stagnb.MonteCarlo(g, 2, stagnb.MCMean, func(int) *Node {

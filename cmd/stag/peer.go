@@ -224,7 +224,6 @@ type benchRow struct {
 	PeakRSSMB float64 `json:"peak_rss_mb"`
 	PeakDevMB float64 `json:"peak_device_mb"`
 	Repeats   int     `json:"repeats"`
-	MCLoop    bool    `json:"mc_loop"`
 }
 
 // benchMarkdown renders JSON lines of `stag bench` (ours, and the peer's where present) as a
@@ -279,11 +278,7 @@ func benchMarkdown(lines [][]byte) (string, error) {
 		if okO && okP && o.MSPerStep > 0 {
 			ratio = fmt.Sprintf("%.2f×", p.MSPerStep/o.MSPerStep)
 		}
-		name := k.method
-		if o.MCLoop {
-			name += " (loop)" // the samples as a While loop, not unrolled
-		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", name, k.placement, params,
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", k.method, k.placement, params,
 			num(o.MSPerStep, okO), num(p.MSPerStep, okP), ratio, num(o.FirstMS/1000, okO), mem(o, okO), mem(p, okP))
 	}
 	var devices []string
