@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,6 +49,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	markdown := fs.String("markdown", "", "also write a Markdown table of the results (ours beside the peer's) to this file (rewritten as each method ends)")
 	from := fs.String("from", "", "time nothing: read the JSON lines of an earlier bench from this file and write its -markdown table")
 	hlo := fs.String("hlo", "", "time nothing: write a Markdown table of the optimized HLO modules that XLA dumped under this folder (run with XLA_FLAGS=\"--xla_dump_to=DIR --xla_dump_hlo_as_text\"): what each call runs, by opcode")
+	methodTimeout := fs.Duration("method-timeout", 0, "stop a method's process after this long (0: never) and go on with the others, as after any method that fails; the bench then exits with an error naming each")
 	repeat := fs.Int("repeat", 1, "time each method (and the peer) in this many processes, taking turns, and report the median of their medians: on a busy or noisy machine one process is weak evidence")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -57,8 +60,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *dataset != "cora" && *dataset != "citeseer" {
 		return usageError(fmt.Sprintf("bench: -dataset %q: want cora or citeseer", *dataset))
 	}
-	if *layers < 1 || *hidden < 1 || *steps < 1 || *warmup < 0 || *repeat < 1 {
-		return usageError("bench: -layers, -hidden, -steps and -repeat must be ≥ 1, -warmup ≥ 0")
+	if *layers < 1 || *hidden < 1 || *steps < 1 || *warmup < 0 || *repeat < 1 || *methodTimeout < 0 {
+		return usageError("bench: -layers, -hidden, -steps and -repeat must be ≥ 1, -warmup and -method-timeout ≥ 0")
 	}
 	if *from != "" {
 		return benchTableFrom(*from, *markdown, stdout)
@@ -143,17 +146,30 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		peerData = dir
 	}
+	// A method whose process fails (or outlives -method-timeout) is reported and dropped, and the
+	// others go on: on a GPU machine's short call, one method's failure must not lose the rest.
+	failed := make([]error, len(picked))
 	for round := range *repeat {
 		last := round == *repeat-1
 		for k, i := range picked {
-			cmd := exec.Command(self, "bench", "-child", fmt.Sprint(i), "-dataset", *dataset,
+			if failed[k] != nil {
+				continue
+			}
+			ctx, cancel := methodContext(*methodTimeout)
+			cmd := exec.CommandContext(ctx, self, "bench", "-child", fmt.Sprint(i), "-dataset", *dataset,
 				"-layers", fmt.Sprint(*layers), "-hidden", fmt.Sprint(*hidden), "-steps", fmt.Sprint(*steps),
 				"-warmup", fmt.Sprint(*warmup), "-seed", fmt.Sprint(*seed), fmt.Sprintf("-self-loops=%v", *selfLoops))
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, stderr
 			peakMB, source, err := probe.run(cmd)
+			if ctx.Err() == context.DeadlineExceeded {
+				err = fmt.Errorf("stopped after -method-timeout %v", *methodTimeout)
+			}
+			cancel()
 			if err != nil {
-				return fmt.Errorf("bench: method %s (%s): %w", models.BenchMethods[i].Name, models.BenchMethods[i].FirstPlacement, err)
+				failed[k] = fmt.Errorf("bench: method %s (%s): %w", models.BenchMethods[i].Name, models.BenchMethods[i].FirstPlacement, err)
+				fmt.Fprintf(stderr, "stag: %v; going on with the other methods\n", failed[k])
+				continue
 			}
 			line, err := withDeviceMemory(out.Bytes(), peakMB, source)
 			if err != nil {
@@ -194,7 +210,16 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	return nil
+	return errors.Join(failed...)
+}
+
+// methodContext is the context of one method's process: done after timeout, or never when
+// timeout is 0.
+func methodContext(timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout > 0 {
+		return context.WithTimeout(context.Background(), timeout)
+	}
+	return context.WithCancel(context.Background())
 }
 
 // writeBenchFiles writes the JSON lines so far to out and their Markdown table to markdown,

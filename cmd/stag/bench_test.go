@@ -75,8 +75,8 @@ func TestBench(t *testing.T) {
 			t.Errorf("%s: ms_per_step %g, min %g, max %g for runs %v", r.Method, r.MSPerStep, r.MSMin, r.MSMax, r.MSPerStepRuns)
 		}
 	}
-	if results[1].MCSamples != 32 || results[0].MCSamples != 0 || results[1].MCLoop {
-		t.Errorf("mc_samples %d and %d, mc_loop %t, want 0 and 32, unrolled (the pure-Go backend's default)", results[0].MCSamples, results[1].MCSamples, results[1].MCLoop)
+	if results[1].MCSamples != 32 || results[0].MCSamples != 0 {
+		t.Errorf("mc_samples %d and %d, want 0 and 32", results[0].MCSamples, results[1].MCSamples)
 	}
 	if results[0].FinalLoss <= 0 {
 		t.Errorf("deterministic final loss %g, want > 0", results[0].FinalLoss)
@@ -95,6 +95,33 @@ func TestBench(t *testing.T) {
 	}
 }
 
+// TestBenchGoesOnAfterAFailure checks that a method whose process fails, here by outliving
+// -method-timeout, is reported and the next method still runs: the bench names both failures and
+// exits with an error.
+func TestBenchGoesOnAfterAFailure(t *testing.T) {
+	needData(t)
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	out := filepath.Join(t.TempDir(), "bench.jsonl")
+	cmd := exec.Command(stagBinary(t), "bench", "-methods", "deterministic,stag_normal", "-steps", "1", "-warmup", "0",
+		"-hidden", "8", "-method-timeout", "1ms", "-out", out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("stag bench with every method stopped: exit %d (%v), want 1", code, err)
+	}
+	for _, m := range []string{"deterministic", "stag_normal"} {
+		if want := "method " + m + " (aggregate_first): stopped after -method-timeout 1ms; going on with the other methods"; !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("-out %s: %v; want no file, as no method finished", out, err)
+	}
+}
+
 func TestBenchErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -106,6 +133,7 @@ func TestBenchErrors(t *testing.T) {
 		{[]string{"bench", "-dataset", "pubmed"}, `-dataset "pubmed"`},
 		{[]string{"bench", "-steps", "0"}, "must be ≥ 1"},
 		{[]string{"bench", "-repeat", "0"}, "must be ≥ 1"},
+		{[]string{"bench", "-method-timeout", "-1s"}, "-method-timeout ≥ 0"},
 		{[]string{"bench", "extra"}, "unexpected arguments"},
 		{[]string{"bench", "-peer", "python3", "-peer-script", "no/such/peer.py"}, "-peer-script no/such/peer.py"},
 	} {
