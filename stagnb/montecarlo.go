@@ -150,7 +150,7 @@ const graphParamPasses = "stagnb_mc_passes"
 
 // newPass gives the forward pass about to be built a number that no other pass of g has (1, 2, …),
 // as g's sample number (graphParamSample): noise shared across layers is drawn once per number, so
-// each sample of each Monte-Carlo call in a graph, and each loop body, draws its own.
+// each sample of each Monte-Carlo call in a graph draws its own.
 func newPass(g *Graph) {
 	v, _ := model.GetGraphParam(g, "/"+graphParamPasses)
 	n, _ := v.(int)
