@@ -8,7 +8,8 @@
 #                                (quick.tar.gz: its records) and the core tests (core-tests.log; stopped
 #                                after $STAGNB_CORE_TEST_SECONDS, default 180, exit 75;
 #                                $STAGNB_CORE_TEST_FLAGS: more flags for them, e.g.
-#                                "-test.run TestMonteCarlo" or "-test.skip TestSparseLayersMatchDense")
+#                                "-test.run TestMonteCarlo" or "-test.skip TestSparseLayersMatchDense"; they
+#                                run even when the quick training fails, and check then exits with its status)
 #   bench [stag bench flags]     every method's ms per step and per 32-sample inference beside the
 #                                PyTorch Geometric peer ($STAGNB_PEER_PYTHON, default python3; left out
 #                                with a warning when it lacks torch_geometric): bench.jsonl, bench.md
@@ -99,9 +100,13 @@ check)
   fi
   say "a quick Cora training, Deterministic and Normal(1, 0.8): its records in $OUT/quick.tar.gz"
   quick="$(mktemp -d)"
-  "$BIN/stag" reproduce table2 -quick -datasets cora -configs 'deterministic,normal(1,0.8)' -layers 2 -out "$quick"
+  qrc=0
+  "$BIN/stag" reproduce table2 -quick -datasets cora -configs 'deterministic,normal(1,0.8)' -layers 2 -out "$quick" || qrc=$?
   tar -czf "$OUT/quick.tar.gz" -C "$quick" .
   rm -rf "$quick"
+  if ((qrc != 0)); then # the core tests may show why, and the call's time is too short to lose
+    say "the quick training failed (exit $qrc): running the core tests all the same"
+  fi
   cap="${STAGNB_CORE_TEST_SECONDS:-180}"
   say "core tests (-test.short ${STAGNB_CORE_TEST_FLAGS:-}) on that backend, for at most ${cap} s: $OUT/core-tests.log"
   rc=0
@@ -110,9 +115,12 @@ check)
   grep -E '^(--- FAIL|FAIL|PASS|ok)' "$OUT/core-tests.log" | tail -20 || true
   if ((rc == 124)); then
     say "core tests stopped after ${cap} s (STAGNB_CORE_TEST_SECONDS): core-tests.log lists those that ran"
-    exit 75
+  elif ((rc != 0)); then
+    say "core tests failed (exit $rc): see core-tests.log"
   fi
-  ((rc == 0)) || { say "core tests failed (exit $rc): see core-tests.log"; exit "$rc"; }
+  ((qrc == 0)) || { say "check failed: the quick training (exit $qrc)"; exit "$qrc"; }
+  ((rc != 124)) || exit 75
+  exit "$rc"
   ;;
 bench)
   say "stag bench: ms per step and per inference of every method, in $OUT/bench.jsonl and $OUT/bench.md"

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/internal/stagtest"
 )
 
@@ -67,6 +68,26 @@ func TestGPURunScript(t *testing.T) {
 		if code, log := runStageOn(fake+string(os.PathListSeparator)+noGo, nil, stage); code != 3 || !strings.Contains(log, "an NVIDIA GPU is here but the backend is not XLA") || strings.Contains(log, "stag bench") {
 			t.Errorf("gpu-run.sh %s with a GPU and no plugin: exit %d, want 3 and the reason, and nothing run after check\n%s", stage, code, log)
 		}
+	}
+
+	// A quick training that fails (a corrupt Cora file here; a graph that XLA cannot compile on the
+	// GPU): check still runs the core tests, for what they show, then exits with the training's
+	// status, not 0 or 75.
+	bad := t.TempDir()
+	if err := os.CopyFS(filepath.Join(bad, "cora"), os.DirFS(filepath.Join(os.Getenv(datasets.DataDirEnv), "cora"))); err != nil {
+		t.Fatal(err)
+	}
+	allx := filepath.Join(bad, "cora", "raw", "ind.cora.allx")
+	if err := os.Chmod(allx, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(allx, []byte("not the file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	qcode, qlog := runStageOn(noGo, []string{"STAGNB_DATA=" + bad, "STAGNB_CORE_TEST_FLAGS=-test.run TestEnumNames"}, "check")
+	tests, _ := os.ReadFile(filepath.Join(out, "core-tests.log"))
+	if qcode == 0 || qcode == 75 || !strings.Contains(qlog, "the quick training failed") || !strings.Contains(string(tests), "--- PASS: TestEnumNames") {
+		t.Errorf("gpu-run.sh check with a failing quick training: exit %d, want its failure, after the core tests:\n%s\ncore-tests.log:\n%s", qcode, qlog, tests)
 	}
 
 	// A budget too short for anything: all runs nothing and exits 75 (run again), not 124, which
