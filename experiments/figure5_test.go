@@ -227,6 +227,9 @@ func TestRecordedRecords(t *testing.T) {
 		if _, err := RecordedPaperVsOursOn(bad, "table2"); err == nil {
 			t.Errorf("RecordedPaperVsOursOn(%q): want an error", bad)
 		}
+		if _, err := RecordedGainsOn(bad, "table2"); err == nil {
+			t.Errorf("RecordedGainsOn(%q): want an error", bad)
+		}
 	}
 	t.Setenv(ResultsEnv, "") // the committed records: the H100's four-layer Cora Deterministic
 	md, err = RecordedPaperVsOursOn("h100", "table2")
@@ -236,6 +239,16 @@ func TestRecordedRecords(t *testing.T) {
 	for _, want := range []string{"the 5 of 640 runs recorded in results/h100/", "| Cora | Deterministic, 4 layers | 77.52 ± 0.33 | 77.08 ± 0.68 | 5 | -0.58 | xla:"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("RecordedPaperVsOursOn(h100) does not contain %q:\n%s", want, md)
+		}
+	}
+	// The H200's Table 7 (GIN): each row against the H200's own Deterministic, not the CPU's.
+	md, err = RecordedGainsOn("h200", "table7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"records in results/h200/", "| Cora | Bernoulli(0.8), 2 layers | +3.18 | +3.28 | 5 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("RecordedGainsOn(h200, table7) does not contain %q:\n%s", want, md)
 		}
 	}
 }

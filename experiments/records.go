@@ -192,10 +192,19 @@ func RecordedPaperVsOurs(table string) (string, error) {
 // RecordedPaperVsOursOn is RecordedPaperVsOurs for the records a GPU made, kept apart from the
 // CPU's under results/<device>/ (e.g. "h100") until its table is complete.
 func RecordedPaperVsOursOn(device, table string) (string, error) {
-	if device == "" || filepath.IsAbs(device) || strings.Contains(filepath.ToSlash(device), "..") {
-		return "", fmt.Errorf("experiments.RecordedPaperVsOursOn: device %q: want a folder name under results/, e.g. h100", device)
+	if err := checkDeviceFolder("RecordedPaperVsOursOn", device); err != nil {
+		return "", err
 	}
 	return recordedPaperVsOurs(device, table)
+}
+
+// checkDeviceFolder says whether device names a folder right under results/, as a GPU's records
+// are kept (e.g. "h100"), in an error that names the function fn.
+func checkDeviceFolder(fn, device string) error {
+	if device == "" || filepath.IsAbs(device) || strings.Contains(filepath.ToSlash(device), "..") {
+		return fmt.Errorf("experiments.%s: device %q: want a folder name under results/, e.g. h100", fn, device)
+	}
+	return nil
 }
 
 func recordedPaperVsOurs(sub, table string) (string, error) {
@@ -234,14 +243,31 @@ func recordedPaperVsOurs(sub, table string) (string, error) {
 // runs (RecordedRecords): whether the noise beats the deterministic GCN in ours as in the paper.
 // Like RecordedPaperVsOurs it never trains.
 func RecordedGains(table string) (string, error) {
+	return recordedGains("", table)
+}
+
+// RecordedGainsOn is RecordedGains for the records a GPU made under results/<device>/ (e.g.
+// "h200"): each row against the Deterministic row of the same card.
+func RecordedGainsOn(device, table string) (string, error) {
+	if err := checkDeviceFolder("RecordedGainsOn", device); err != nil {
+		return "", err
+	}
+	return recordedGains(device, table)
+}
+
+func recordedGains(sub, table string) (string, error) {
 	t, err := PaperTableByName(table)
 	if err != nil {
 		return "", err
 	}
-	recs, _, err := RecordedRecords(table)
+	specs, _ := t.Specs(FullSettings())
+	recs, err := recordedRecordsIn(sub, specs)
 	if err != nil {
 		return "", err
 	}
 	title := fmt.Sprintf("Table %d — full protocol, each row against the Deterministic row of its dataset and depth", t.Number)
+	if sub != "" {
+		title += fmt.Sprintf(", records in results/%s/", filepath.ToSlash(sub))
+	}
 	return GainsOverDeterministic(title, recs), nil
 }
