@@ -132,7 +132,12 @@ bench)
   fi
   # bench.jsonl and bench.md are rewritten as each method ends (ours, then the peer's of the same
   # method), so that a call stopped during the bench still brings back the pairs it timed.
-  "$BIN/stag" bench -methods all -steps 100 ${peer[@]+"${peer[@]}"} -out "$OUT/bench.jsonl" -markdown "$OUT/bench.md" "$@"
+  # The defaults -methods all and -steps 100, unless the caller names them: each flag once in the
+  # command that the records keep.
+  defaults=()
+  [[ " $* " =~ \ --?methods[=\ ] ]] || defaults+=(-methods all)
+  [[ " $* " =~ \ --?steps[=\ ] ]] || defaults+=(-steps 100)
+  "$BIN/stag" bench ${defaults[@]+"${defaults[@]}"} ${peer[@]+"${peer[@]}"} -out "$OUT/bench.jsonl" -markdown "$OUT/bench.md" "$@"
   ;;
 xla-flags)
   # The XLA compiler's options against its compile time: on the H100 a method's first step took

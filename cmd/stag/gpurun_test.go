@@ -142,6 +142,8 @@ func TestGPURunScript(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "bench.jsonl")); err != nil || strings.Count(string(b), "\n") != 1 {
 		t.Errorf("bench.jsonl (%v): want one record:\n%s", err, b)
+	} else if rec := string(b); strings.Count(rec, "-methods") != 1 || strings.Count(rec, "-steps") != 1 {
+		t.Errorf("bench.jsonl: the recorded command should name -methods and -steps once each, the caller's, not the stage's defaults too:\n%s", rec)
 	}
 
 	// xla-flags, in a call of its own (a fresh $OUT): a bench of two methods under each XLA_FLAGS
