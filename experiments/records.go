@@ -142,18 +142,21 @@ func RecordsTable(recs []models.Record) figures.Table {
 // many runs the full table has. It never trains, so a quick-mode notebook can show what the full
 // runs gave so far beside its own quick runs.
 func RecordedRecords(table string) (recs []models.Record, runs int, err error) {
-	t, err := PaperTableByName(table)
-	if err != nil {
-		return nil, 0, err
-	}
-	specs, _ := t.Specs(FullSettings())
-	recs, err = recordedRecords(specs)
-	return recs, len(specs), err
+	_, recs, runs, _, err = recordedTableIn("", table)
+	return recs, runs, err
 }
 
-// recordedRecords reads the records of specs that exist under ResultsDir, in their order.
-func recordedRecords(specs []models.RunSpec) ([]models.Record, error) {
-	return recordedRecordsIn("", specs)
+// recordedTableIn reads the full-protocol records of a paper table under the folder sub of
+// ResultsDir (ResultsDir itself when sub is ""), with the table, how many runs it has and the
+// command that trains them.
+func recordedTableIn(sub, table string) (t PaperTable, recs []models.Record, runs int, command string, err error) {
+	t, err = PaperTableByName(table)
+	if err != nil {
+		return t, nil, 0, "", err
+	}
+	specs, command := t.Specs(FullSettings())
+	recs, err = recordedRecordsIn(sub, specs)
+	return t, recs, len(specs), command, err
 }
 
 // recordedRecordsIn reads the records of specs that exist under the folder sub of ResultsDir
@@ -208,16 +211,10 @@ func checkDeviceFolder(fn, device string) error {
 }
 
 func recordedPaperVsOurs(sub, table string) (string, error) {
-	t, err := PaperTableByName(table)
+	t, recs, runs, command, err := recordedTableIn(sub, table)
 	if err != nil {
 		return "", err
 	}
-	specs, command := t.Specs(FullSettings())
-	recs, err := recordedRecordsIn(sub, specs)
-	if err != nil {
-		return "", err
-	}
-	runs := len(specs)
 	where := "results/"
 	train := fmt.Sprintf("`go run ./cmd/stag %s`", command)
 	if sub != "" {
@@ -256,12 +253,7 @@ func RecordedGainsOn(device, table string) (string, error) {
 }
 
 func recordedGains(sub, table string) (string, error) {
-	t, err := PaperTableByName(table)
-	if err != nil {
-		return "", err
-	}
-	specs, _ := t.Specs(FullSettings())
-	recs, err := recordedRecordsIn(sub, specs)
+	t, recs, _, _, err := recordedTableIn(sub, table)
 	if err != nil {
 		return "", err
 	}
