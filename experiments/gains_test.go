@@ -63,3 +63,41 @@ func TestGainsOverDeterministic(t *testing.T) {
 		t.Errorf("without a Deterministic row: %q", got)
 	}
 }
+
+func TestTableDifferences(t *testing.T) {
+	table5 := func(dataset, config string, layers int, seed int64, acc float64) models.Record {
+		return models.Record{Spec: models.RunSpec{Table: "table5", Dataset: dataset, Config: config, Layers: layers, Seed: seed},
+			Result: &models.NodeResult{TestAcc: acc}}
+	}
+	recs := []models.Record{
+		// Paper: Table 5 80.68 ± 0.50 against Table 2's 80.34 ± 0.45, a difference of +0.34
+		// (+0.34/√(0.50² + 0.45²) = +0.51σ); ours 79.50 ± 0.50 against gainRecords' 80.50 ± 0.50,
+		// −1.00 (−1.41σ).
+		table5("cora", "normal(1,0.8)", 2, 1, 0.790), table5("cora", "normal(1,0.8)", 2, 2, 0.800),
+		// Paper: Table 5 79.74 ± 0.48 against 79.86 ± 0.34, −0.12; ours 90.50 ± 0.50 against 90.00 ± 0, +0.50.
+		table5("cora", "uniform(0.2,1.8)", 2, 1, 0.900), table5("cora", "uniform(0.2,1.8)", 2, 2, 0.910),
+		// No Table 2 cell recorded at four layers, nor for Cora's Bernoulli(0.4): left out.
+		table5("cora", "normal(1,0.8)", 4, 1, 0.700),
+		table5("cora", "bernoulli(0.4)", 2, 1, 0.800),
+	}
+	got := TableDifferences("Shared against per layer", recs, gainRecords())
+	for _, want := range []string{
+		"### Shared against per layer\n",
+		"| dataset | config | paper: Table 5 − Table 2 | ours: Table 5 − Table 2 | seeds |",
+		"| Cora | Normal(1, 0.8), 2 layers | +0.34 (+0.51σ) | −1.00 (-1.41σ) | 2 / 2 |",
+		"| Cora | Uniform(0.2, 1.8), 2 layers | −0.12 (-0.20σ) | +0.50 (+1.00σ) | 2 / 2 |",
+		"- Cora: Table 5 does better than Table 2 in 1 of these 2 rows in the paper, in 1 of 2 in ours.\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("TableDifferences lacks %q:\n%s", want, got)
+		}
+	}
+	for _, absent := range []string{"4 layers", "Bernoulli", "Citeseer"} {
+		if strings.Contains(got, absent) {
+			t.Errorf("TableDifferences shows %q, which has no recorded cell in the other table:\n%s", absent, got)
+		}
+	}
+	if got := TableDifferences("", recs, nil); !strings.Contains(got, "No row to compare") {
+		t.Errorf("without base records: %q", got)
+	}
+}

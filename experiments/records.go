@@ -263,3 +263,20 @@ func recordedGains(sub, table string) (string, error) {
 	}
 	return GainsOverDeterministic(title, recs), nil
 }
+
+// RecordedTableDifferences is the TableDifferences table of two paper tables' recorded
+// full-protocol runs (RecordedRecords), each recorded cell of table against the same cell of
+// base: RecordedTableDifferences("table5", "table2") asks whether one noise draw shared by all
+// layers does better than a draw per layer. Like RecordedPaperVsOurs it never trains.
+func RecordedTableDifferences(table, base string) (string, error) {
+	t, recs, _, _, err := recordedTableIn("", table)
+	if err != nil {
+		return "", err
+	}
+	bt, baseRecs, _, _, err := recordedTableIn("", base)
+	if err != nil {
+		return "", err
+	}
+	title := fmt.Sprintf("Table %d against Table %d — full protocol, each recorded row against the same row of Table %d", t.Number, bt.Number, bt.Number)
+	return TableDifferences(title, recs, baseRecs), nil
+}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,6 +151,11 @@ func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir
 			return err
 		}
 	}
+	if table == "table5" {
+		if err := writeAgainstTable2(stdout, specs, dir, recs); err != nil {
+			return err
+		}
+	}
 	if htmlPath != "" {
 		var html strings.Builder
 		if err := paper.WriteHTML(&html, title, comparisons); err != nil {
@@ -188,6 +195,30 @@ func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir
 		}
 	}
 	return nil
+}
+
+// writeAgainstTable2 prints Table 5's records (one noise draw shared by all layers) against the
+// same cells of Table 2 (a draw per layer) recorded under dir, when any are: the question Table 5
+// asks. Table 2's cells are read for the specs' datasets, depths, configs and seeds.
+func writeAgainstTable2(stdout io.Writer, specs []models.RunSpec, dir string, recs []models.Record) error {
+	var base []models.Record
+	for _, s := range specs {
+		s.Table = "table2"
+		path := filepath.Join(dir, s.Path())
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		rec, err := models.ReadRecord(path)
+		if err != nil {
+			return err
+		}
+		base = append(base, rec)
+	}
+	if len(base) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(stdout, "\n%s", experiments.TableDifferences("One draw for all layers (table5) against a draw per layer (table2)", recs, base))
+	return err
 }
 
 // savePlot writes p as the SVG file <name>.svg in the existing directory dir, atomically, and
