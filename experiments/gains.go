@@ -123,8 +123,9 @@ func signed(m string, v float64) string {
 // increase in the performance on Citeseer and a decrease on Cora". Each difference is between two
 // means over seeds and comes with its Δ/σ, the difference over the combined spread of the two
 // cells (as in paper.Comparison.DeltaSigma). Under the table one line per dataset counts the rows
-// in which recs does better than base (accuracy higher, RMSE lower), in the paper and in ours.
-// Cells without a paper number, or without a recorded base cell, are left out; with none left
+// in which recs does better than base (accuracy higher, RMSE lower), in the paper and in ours,
+// and the notes of the paper's numbers used (a copy typo makes a difference meaningless). Cells
+// without a paper number, or without a recorded base cell, are left out; with none left
 // the table says so.
 func TableDifferences(title string, recs, base []models.Record) string {
 	type cell struct {
@@ -144,6 +145,7 @@ func TableDifferences(title string, recs, base []models.Record) string {
 		fmt.Fprintf(&b, "### %s\n\n", title)
 	}
 	var tableNumber, baseNumber int
+	var notes []string
 	for _, c := range Comparisons(recs) {
 		d, ok := baseCells[cell{c.Paper.Dataset, c.Paper.Row, c.Paper.Column}]
 		if !c.HavePaper || c.Seeds == 0 || !ok {
@@ -161,6 +163,11 @@ func TableDifferences(title string, recs, base []models.Record) string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d |\n", ds, cfg,
 			signedWithSigma(m, paperDiff, c.Paper.Std, d.Paper.Std, c.Paper.HasStd && d.Paper.HasStd),
 			signedWithSigma(m, oursDiff, c.OursStd, d.OursStd, true), c.Seeds, d.Seeds)
+		for _, e := range []paper.Entry{c.Paper, d.Paper} {
+			if e.Note != "" {
+				notes = append(notes, fmt.Sprintf("Table %d, %s, %s: %s", e.Table, ds, cfg, e.Note))
+			}
+		}
 		t := tallies[ds]
 		if t == nil {
 			t = &tally{}
@@ -182,11 +189,14 @@ func TableDifferences(title string, recs, base []models.Record) string {
 	b.WriteString("\n")
 	for _, ds := range datasets {
 		t := tallies[ds]
-		fmt.Fprintf(&b, "- %s: Table %d does better than Table %d in %d of these %d rows in the paper, in %d of %d in ours.\n",
+		fmt.Fprintf(&b, "- %s, the rows where Table %d does better than Table %d: %d of %d in the paper, %d of %d in ours.\n",
 			ds, tableNumber, baseNumber, t.paperBetter, t.rows, t.oursBetter, t.rows)
 	}
 	b.WriteString("\nAccuracy in points, higher is better; RMSE lower is better. Each difference is between two means over seeds; " +
 		"in brackets, the difference over the combined spread √(σ₁² + σ₂²) of the two cells. Seeds: this table's / the other's.\n")
+	if len(notes) > 0 {
+		fmt.Fprintf(&b, "\nThe paper's numbers above come with notes: %s\n", strings.Join(notes, " "))
+	}
 	return b.String()
 }
 
