@@ -386,7 +386,9 @@ var Table5Configs = Table2Configs[1:10]
 // drawn once per forward pass and reused by every layer (stagnb.SharedLayers: a narrower layer
 // uses the first channels of the draw), 2 and 4 layers, seeds 1…5 (seed 1 when quick). The
 // original code meant to do this, but its cache most likely did not survive DGL's local scopes,
-// so its Table 5 probably re-ran Table 2's per-layer noise (original-code-digest §2.5).
+// so its Table 5 probably re-ran Table 2's per-layer noise (original-code-digest §2.5). With two
+// layers the Normal rows are Table 2's runs, bit for bit: Table2Model leaves Normal noise off the
+// last layer's narrow messages (NormalMinChannels), so the first layer's draw is the only one.
 func Table5Specs(datasetNames []string, quick bool) []RunSpec {
 	return depthGrid("table5", datasetNames, Table5Configs, quick)
 }

@@ -479,3 +479,41 @@ func TestTable5(t *testing.T) {
 		t.Fatalf("training the shared-noise GCN: %v", err)
 	}
 }
+
+// TestTable5AgainstTable2 trains Table 2's and Table 5's two-layer models side by side on toy
+// data with the same seed: with Bernoulli noise, which perturbs both layers, the shared draw must
+// change the run; with Normal noise, which the paper-era code (NormalMinChannels) leaves off the
+// narrow last layer, there is nothing to share and the two runs must be the same, bit for bit.
+func TestTable5AgainstTable2(t *testing.T) {
+	backend := stagtest.Backend(t)
+	task := toyWideTask(t)
+	for _, tc := range []struct {
+		config string
+		same   bool
+	}{
+		{"normal(1,0.8)", true},
+		{"bernoulli(0.4)", false},
+	} {
+		t.Run(tc.config, func(t *testing.T) {
+			losses := map[string]float64{}
+			for _, table := range []string{"table2", "table5"} {
+				spec := RunSpec{Table: table, Dataset: "cora", Config: tc.config, Layers: 2, Seed: 3}
+				m, err := ModelFor(spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg := DefaultTrainConfig()
+				cfg.Epochs, cfg.EvalEvery, cfg.MCSamples, cfg.Seed = 4, 4, 2, spec.Seed
+				res, err := TrainNodeClassifier(backend, task, m, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				losses[table] = res.FinalLoss
+			}
+			if same := losses["table2"] == losses["table5"]; same != tc.same {
+				t.Errorf("final loss %v (one draw per layer) and %v (one draw for all layers): same = %v, want %v",
+					losses["table2"], losses["table5"], same, tc.same)
+			}
+		})
+	}
+}
