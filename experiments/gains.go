@@ -123,7 +123,8 @@ func signed(m string, v float64) string {
 // increase in the performance on Citeseer and a decrease on Cora". Each difference is between two
 // means over seeds and comes with its Δ/σ, the difference over the combined spread of the two
 // cells (as in paper.Comparison.DeltaSigma). Under the table one line per dataset counts the rows
-// in which recs does better than base (accuracy higher, RMSE lower), in the paper and in ours,
+// in which recs does better than base (accuracy higher, RMSE lower) and worse, in the paper and
+// in ours (an equal row is neither),
 // and the notes of the paper's numbers used (a copy typo makes a difference meaningless). Cells
 // without a paper number, or without a recorded base cell, are left out; with none left
 // the table says so.
@@ -137,7 +138,7 @@ func TableDifferences(title string, recs, base []models.Record) string {
 			baseCells[cell{c.Paper.Dataset, c.Paper.Row, c.Paper.Column}] = c
 		}
 	}
-	type tally struct{ rows, paperBetter, oursBetter int }
+	type tally struct{ rows, paperBetter, paperWorse, oursBetter, oursWorse int }
 	var datasets []string
 	tallies := map[string]*tally{}
 	var b strings.Builder
@@ -175,11 +176,17 @@ func TableDifferences(title string, recs, base []models.Record) string {
 			datasets = append(datasets, ds)
 		}
 		t.rows++
-		if better(m, paperDiff) {
+		switch {
+		case better(m, paperDiff):
 			t.paperBetter++
+		case paperDiff != 0:
+			t.paperWorse++
 		}
-		if better(m, oursDiff) {
+		switch {
+		case better(m, oursDiff):
 			t.oursBetter++
+		case oursDiff != 0:
+			t.oursWorse++
 		}
 	}
 	if tableNumber == 0 {
@@ -189,8 +196,8 @@ func TableDifferences(title string, recs, base []models.Record) string {
 	b.WriteString("\n")
 	for _, ds := range datasets {
 		t := tallies[ds]
-		fmt.Fprintf(&b, "- %s, the rows where Table %d does better than Table %d: %d of %d in the paper, %d of %d in ours.\n",
-			ds, tableNumber, baseNumber, t.paperBetter, t.rows, t.oursBetter, t.rows)
+		fmt.Fprintf(&b, "- %s, rows compared: %d. Table %d does better than Table %d in %d of them in the paper and worse in %d; in ours better in %d and worse in %d.\n",
+			ds, t.rows, tableNumber, baseNumber, t.paperBetter, t.paperWorse, t.oursBetter, t.oursWorse)
 	}
 	b.WriteString("\nAccuracy in points, higher is better; RMSE lower is better. Each difference is between two means over seeds; " +
 		"in brackets, the difference over the combined spread √(σ₁² + σ₂²) of the two cells. Seeds: this table's / the other's.\n")

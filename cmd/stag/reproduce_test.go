@@ -49,25 +49,8 @@ func TestSplitList(t *testing.T) {
 // the five seeds is printed, and written as HTML.
 func TestReproduceComparison(t *testing.T) {
 	needData(t)
-	src := filepath.Join("..", "..", "results", "table2", "cora", "layers=2", "deterministic")
-	entries, err := os.ReadDir(src)
-	if err != nil || len(entries) < 5 {
-		t.Fatalf("committed records in %s: %d (%v), want 5", src, len(entries), err)
-	}
 	out := t.TempDir()
-	dst := filepath.Join(out, "table2", "cora", "layers=2", "deterministic")
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyCommittedRecords(t, out, filepath.Join("table2", "cora", "layers=2", "deterministic"))
 	html := filepath.Join(out, "table2.html")
 	var stdout, stderr bytes.Buffer
 	plots := filepath.Join(out, "plots")
@@ -90,6 +73,63 @@ func TestReproduceComparison(t *testing.T) {
 	svg := filepath.Join(plots, "paper-vs-ours-table2-accuracy.svg")
 	if b, err := os.ReadFile(svg); err != nil || !bytes.Contains(b, []byte("<svg")) || !strings.Contains(got, "saved as "+svg) {
 		t.Errorf("-plots: %s: %v, %d bytes; want the accuracy plot, named in the output", svg, err, len(b))
+	}
+}
+
+// copyCommittedRecords copies the five committed records of one cell, sub (a folder under
+// results/, e.g. table2/cora/layers=2/deterministic), to the same folder under out.
+func copyCommittedRecords(t *testing.T, out, sub string) {
+	t.Helper()
+	src := filepath.Join("..", "..", "results", sub)
+	entries, err := os.ReadDir(src)
+	if err != nil || len(entries) < 5 {
+		t.Fatalf("committed records in %s: %d (%v), want 5", src, len(entries), err)
+	}
+	dst := filepath.Join(out, sub)
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestReproduceTable5AgainstTable2 reprints Table 5's committed Cora two-layer Normal(1, 0.8) row:
+// with Table 2's row recorded beside it, the output sets one against the other; without, it
+// leaves that section out. With two layers this row is Table 2's runs, bit for bit (no Normal
+// noise on the last layer: models.TestTable5AgainstTable2), so ours differ by exactly 0.
+func TestReproduceTable5AgainstTable2(t *testing.T) {
+	needData(t)
+	out := t.TempDir()
+	copyCommittedRecords(t, out, filepath.Join("table5", "cora", "layers=2", "normal(1,0.8)"))
+	args := []string{"table5", "-datasets", "cora", "-configs", "normal(1,0.8)", "-layers", "2", "-out", out}
+	var stdout, stderr bytes.Buffer
+	if err := runReproduce(args, &stdout, &stderr); err != nil {
+		t.Fatalf("stag reproduce %v: %v\n%s", args, err, stderr.String())
+	}
+	if got := stdout.String(); !strings.Contains(got, "0 runs trained, 5 already recorded") || strings.Contains(got, "against a draw per layer") {
+		t.Errorf("without Table 2's records: want the comparison alone:\n%s", got)
+	}
+	copyCommittedRecords(t, out, filepath.Join("table2", "cora", "layers=2", "normal(1,0.8)"))
+	stdout.Reset()
+	if err := runReproduce(args, &stdout, &stderr); err != nil {
+		t.Fatalf("stag reproduce %v: %v\n%s", args, err, stderr.String())
+	}
+	got := stdout.String()
+	t.Logf("\n%s", got)
+	for _, want := range []string{"### One draw for all layers (table5) against a draw per layer (table2)",
+		"| dataset | config | paper: Table 5 − Table 2 | ours: Table 5 − Table 2 | seeds |",
+		"| Cora | Normal(1, 0.8), 2 layers | +0.34 (+0.51σ) | 0.00 (+0.00σ) | 5 / 5 |",
+		"- Cora, rows compared: 1. Table 5 does better than Table 2 in 1 of them in the paper and worse in 0; in ours better in 0 and worse in 0.\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
 	}
 }
 
