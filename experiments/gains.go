@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/stagnb/stagnb/models"
@@ -223,4 +224,70 @@ func signedWithSigma(m string, v, s1, s2 float64, withSigma bool) string {
 		out += fmt.Sprintf(" (%+.2fσ)", v/sigma)
 	}
 	return out
+}
+
+// PaperTableDifferences renders as a Markdown table, from the paper's numbers alone, how its table
+// number compares with its table base cell by cell (same dataset, depth and row): per dataset and
+// depth, how many rows both print, in how many table does better than base (accuracy higher,
+// RMSE lower) and in how many worse, and the median difference. It checks a sentence of the paper
+// against its own tables: B.1 says Table 5 does better than Table 2 on Citeseer and worse on Cora.
+func PaperTableDifferences(table, base int) string {
+	type cell struct{ dataset, row, column string }
+	type group struct{ dataset, column string }
+	baseEntries := map[cell]paper.Entry{}
+	for _, e := range paper.Table(base) {
+		baseEntries[cell{e.Dataset, e.Row, e.Column}] = e
+	}
+	var order []group
+	diffs := map[group][]float64{}
+	labels := map[group][2]string{}
+	metrics := map[group]string{}
+	for _, e := range paper.Table(table) {
+		d, ok := baseEntries[cell{e.Dataset, e.Row, e.Column}]
+		if !ok || d.Metric != e.Metric {
+			continue
+		}
+		g := group{e.Dataset, e.Column}
+		if _, seen := diffs[g]; !seen {
+			order = append(order, g)
+			ds, _ := paper.Comparison{Paper: e, HavePaper: true}.Labels()
+			labels[g] = [2]string{ds, e.ColumnLabel}
+			metrics[g] = e.Metric
+		}
+		diffs[g] = append(diffs[g], e.Mean-d.Mean)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "### The paper's Table %d against its Table %d, row by row\n\n", table, base)
+	if len(order) == 0 {
+		fmt.Fprintf(&b, "No row to compare: the paper's Tables %d and %d share no cell.\n", table, base)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "| dataset | column | rows | Table %d better | Table %d worse | median difference |\n", table, table)
+	b.WriteString("| :-- | :-- | --: | --: | --: | --: |\n")
+	for _, g := range order {
+		ds := diffs[g]
+		var up, down int
+		for _, d := range ds {
+			switch {
+			case better(metrics[g], d):
+				up++
+			case d != 0:
+				down++
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s |\n", labels[g][0], labels[g][1], len(ds), up, down, signed(metrics[g], median(ds)))
+	}
+	fmt.Fprintf(&b, "\nEach difference is the paper's Table %d mean minus its Table %d mean for the same row; accuracy in points, higher is better; RMSE lower is better.\n", table, base)
+	return b.String()
+}
+
+// median returns the median of xs (the mean of the middle two for an even count); xs is not changed.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }

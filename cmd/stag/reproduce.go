@@ -197,10 +197,14 @@ func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir
 	return nil
 }
 
-// writeAgainstTable2 prints Table 5's records (one noise draw shared by all layers) against the
-// same cells of Table 2 (a draw per layer) recorded under dir, when any are: the question Table 5
-// asks. Table 2's cells are read for the specs' datasets, depths, configs and seeds.
+// writeAgainstTable2 prints the question Table 5 asks, whether one noise draw shared by all
+// layers does better than Table 2's draw per layer: the paper's answer, from its two tables, and
+// ours, Table 5's records against the same cells of Table 2 recorded under dir, when any are.
+// Table 2's cells are read for the specs' datasets, depths, configs and seeds.
 func writeAgainstTable2(stdout io.Writer, specs []models.RunSpec, dir string, recs []models.Record) error {
+	if _, err := fmt.Fprintf(stdout, "\n%s", experiments.PaperTableDifferences(5, 2)); err != nil {
+		return err
+	}
 	var base []models.Record
 	for _, s := range specs {
 		s.Table = "table2"
