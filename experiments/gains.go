@@ -125,10 +125,9 @@ func signed(m string, v float64) string {
 // means over seeds and comes with its Δ/σ, the difference over the combined spread of the two
 // cells (as in paper.Comparison.DeltaSigma). Under the table one line per dataset counts the rows
 // in which recs does better than base (accuracy higher, RMSE lower) and worse, in the paper and
-// in ours (an equal row is neither),
-// and the notes of the paper's numbers used (a copy typo makes a difference meaningless). Cells
-// without a paper number, or without a recorded base cell, are left out; with none left
-// the table says so.
+// in ours (an equal row is neither), and the notes of the paper's numbers used (a copy typo makes
+// a difference meaningless). Cells without a paper number, or without a recorded base cell, are
+// left out; with none left the table says so.
 func TableDifferences(title string, recs, base []models.Record) string {
 	type cell struct {
 		dataset, row, column string
@@ -139,9 +138,12 @@ func TableDifferences(title string, recs, base []models.Record) string {
 			baseCells[cell{c.Paper.Dataset, c.Paper.Row, c.Paper.Column}] = c
 		}
 	}
-	type tally struct{ rows, paperBetter, paperWorse, oursBetter, oursWorse int }
+	type rowTally struct {
+		rows        int
+		paper, ours tally
+	}
 	var datasets []string
-	tallies := map[string]*tally{}
+	tallies := map[string]*rowTally{}
 	var b strings.Builder
 	if title != "" {
 		fmt.Fprintf(&b, "### %s\n\n", title)
@@ -172,23 +174,13 @@ func TableDifferences(title string, recs, base []models.Record) string {
 		}
 		t := tallies[ds]
 		if t == nil {
-			t = &tally{}
+			t = &rowTally{}
 			tallies[ds] = t
 			datasets = append(datasets, ds)
 		}
 		t.rows++
-		switch {
-		case better(m, paperDiff):
-			t.paperBetter++
-		case paperDiff != 0:
-			t.paperWorse++
-		}
-		switch {
-		case better(m, oursDiff):
-			t.oursBetter++
-		case oursDiff != 0:
-			t.oursWorse++
-		}
+		t.paper.add(m, paperDiff)
+		t.ours.add(m, oursDiff)
 	}
 	if tableNumber == 0 {
 		b.WriteString("No row to compare: no recorded cell with a paper number has a recorded cell of the same dataset, depth and row in the other table.\n")
@@ -198,7 +190,7 @@ func TableDifferences(title string, recs, base []models.Record) string {
 	for _, ds := range datasets {
 		t := tallies[ds]
 		fmt.Fprintf(&b, "- %s, rows compared: %d. Table %d does better than Table %d in %d of them in the paper and worse in %d; in ours better in %d and worse in %d.\n",
-			ds, t.rows, tableNumber, baseNumber, t.paperBetter, t.paperWorse, t.oursBetter, t.oursWorse)
+			ds, t.rows, tableNumber, baseNumber, t.paper.better, t.paper.worse, t.ours.better, t.ours.worse)
 	}
 	b.WriteString("\nAccuracy in points, higher is better; RMSE lower is better. Each difference is between two means over seeds; " +
 		"in brackets, the difference over the combined spread √(σ₁² + σ₂²) of the two cells. Seeds: this table's / the other's.\n")
@@ -208,12 +200,21 @@ func TableDifferences(title string, recs, base []models.Record) string {
 	return b.String()
 }
 
-// better says whether a difference v of metric m is an improvement: higher accuracy, lower RMSE.
-func better(m string, v float64) bool {
+// tally counts differences of one table's cells from another's that are improvements (higher
+// accuracy, lower RMSE) and that are not; an equal cell is neither.
+type tally struct{ better, worse int }
+
+// add counts a difference v of metric m.
+func (t *tally) add(m string, v float64) {
 	if m == paper.MetricRMSE {
-		return v < 0
+		v = -v
 	}
-	return v > 0
+	switch {
+	case v > 0:
+		t.better++
+	case v < 0:
+		t.worse++
+	}
 }
 
 // signedWithSigma formats a difference v of metric m (signed) followed by v/√(s1² + s2²) in
@@ -266,16 +267,11 @@ func PaperTableDifferences(table, base int) string {
 	b.WriteString("| :-- | :-- | --: | --: | --: | --: |\n")
 	for _, g := range order {
 		ds := diffs[g]
-		var up, down int
+		var t tally
 		for _, d := range ds {
-			switch {
-			case better(metrics[g], d):
-				up++
-			case d != 0:
-				down++
-			}
+			t.add(metrics[g], d)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s |\n", labels[g][0], labels[g][1], len(ds), up, down, signed(metrics[g], median(ds)))
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s |\n", labels[g][0], labels[g][1], len(ds), t.better, t.worse, signed(metrics[g], median(ds)))
 	}
 	fmt.Fprintf(&b, "\nEach difference is the paper's Table %d mean minus its Table %d mean for the same row; accuracy in points, higher is better; RMSE lower is better.\n", table, base)
 	return b.String()
