@@ -279,11 +279,6 @@ func PaperTableDifferences(table, base int) string {
 
 // median returns the median of xs (the mean of the middle two for an even count); xs is not changed.
 func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	s := slices.Sorted(slices.Values(xs))
+	return (s[(len(s)-1)/2] + s[len(s)/2]) / 2
 }

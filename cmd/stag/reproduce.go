@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -208,15 +206,13 @@ func writeAgainstTable2(stdout io.Writer, specs []models.RunSpec, dir string, re
 	var base []models.Record
 	for _, s := range specs {
 		s.Table = "table2"
-		path := filepath.Join(dir, s.Path())
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		rec, err := models.ReadRecord(path)
+		rec, _, err := models.FindRecord(dir, s)
 		if err != nil {
 			return err
 		}
-		base = append(base, rec)
+		if rec != nil {
+			base = append(base, *rec)
+		}
 	}
 	if len(base) == 0 {
 		return nil
