@@ -34,6 +34,14 @@
 #                                last call stopped, on a fresh machine too. Not results/: it holds CPU
 #                                records, which reproduce would skip, so the table would not all run on
 #                                the GPU nor its time count them.
+#   tables TABLE… [-- FLAGS]     the reproduce stage for each table in turn, for the time left of
+#                                $STAGNB_CALL_SECONDS (default 570; set it to the call's limit_s less
+#                                30), each with -jobs $STAGNB_JOBS (default 12; table2 also with
+#                                -datasets cora,citeseer,esol,freesolv, all its columns) and FLAGS:
+#                                a call's tables in one command. They share the records folder, so
+#                                the last stage's results.tar.gz holds every table's records. A table
+#                                that fails (a run's error) does not stop the next; exit: the first
+#                                failure, else 75 when a stage stopped at its limit or got no time
 #   all [reproduce flags]        check, then bench, then reproduce table2 with the flags given (default
 #                                -datasets cora,citeseer,esol,freesolv -jobs 8) for the time that is left
 #                                of $STAGNB_CALL_SECONDS (default 570; set it to the call's limit_s less
@@ -49,7 +57,7 @@
 # that the backend does not use; `all` exits with the first failure of its stages, else
 # reproduce's status.
 #
-# Usage: bash scripts/gpu-run.sh <check|bench|xla-flags|hlo|reproduce|all> [arguments]
+# Usage: bash scripts/gpu-run.sh <check|bench|xla-flags|hlo|reproduce|tables|all> [arguments]
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -67,7 +75,7 @@ BIN="$(cd "${STAGNB_BIN:-bin}" 2>/dev/null && pwd -P)" || BIN="${STAGNB_BIN:-bin
 [[ -d "$STAGNB_DATA/cora" ]] || { say "no datasets in $STAGNB_DATA: run scripts/gpu-bundle.sh and carry .data/datasets"; exit 2; }
 
 stage="${1:-}"
-[[ -n "$stage" ]] || { say "name a stage: check, bench, xla-flags, hlo, reproduce TABLE or all"; exit 2; }
+[[ -n "$stage" ]] || { say "name a stage: check, bench, xla-flags, hlo, reproduce TABLE, tables TABLE… or all"; exit 2; }
 shift
 
 # The environment, once per call (the stages that `all` runs share it): python3 importing torch
@@ -199,6 +207,40 @@ reproduce)
   fi
   exit "$rc"
   ;;
+tables)
+  budget="${STAGNB_CALL_SECONDS:-570}"
+  self="$ROOT/scripts/gpu-run.sh"
+  export OUT STAGNB_ENV_WRITTEN=1
+  names=()
+  while (($# > 0)) && [[ "$1" != "--" ]]; do
+    names+=("$1")
+    shift
+  done
+  (($# == 0)) || shift # the --: the rest are reproduce flags for every table
+  ((${#names[@]} > 0)) || { say "tables: name one or more tables, e.g. tables table2 table7"; exit 2; }
+  fail=0 stopped=0
+  for table in "${names[@]}"; do
+    left=$((budget - SECONDS - 20)) # the stage stops its training then, and packs the records
+    if ((left < 60)); then
+      say "tables: no time left for $table (${left} s)"
+      stopped=1
+      break
+    fi
+    flags=(-jobs "${STAGNB_JOBS:-12}")
+    [[ "$table" != table2 ]] || flags+=(-datasets cora,citeseer,esol,freesolv)
+    code=0
+    STAGNB_STAGE_SECONDS=$left bash "$self" reproduce "$table" "${flags[@]}" "$@" || code=$?
+    say "tables: $table exit $code after ${SECONDS} s of ${budget}"
+    case "$code" in
+    0) ;;
+    75) stopped=1 ;;
+    *) ((fail != 0)) || fail=$code ;;
+    esac
+  done
+  ((fail == 0)) || exit "$fail"
+  ((stopped == 0)) || exit 75
+  exit 0
+  ;;
 all)
   # SECONDS counts from the start of this script, the environment probe included.
   budget="${STAGNB_CALL_SECONDS:-570}"
@@ -237,7 +279,7 @@ all)
   exit "$rc"
   ;;
 *)
-  say "unknown stage $stage: want check, bench, xla-flags, hlo, reproduce TABLE or all"
+  say "unknown stage $stage: want check, bench, xla-flags, hlo, reproduce TABLE, tables TABLE… or all"
   exit 2
   ;;
 esac

@@ -23,8 +23,9 @@ import (
 // Cora records, and stop (exit 3) where nvidia-smi lists a GPU that the backend does not use; bench
 // must write its JSON lines and Markdown table. The reproduce stage must train into its own folder,
 // pack it into $OUT, start the next call from the archive of the last, and exit 75 when stopped at
-// its time limit; usage errors exit 2. After every stage, $OUT must hold only what the
-// device tool brings back: at most 8 plain files, no folders, with plain names.
+// its time limit; tables must run one reproduce stage per table into one folder; usage errors exit
+// 2. After every stage, $OUT must hold only what the device tool brings back: at most 8 plain
+// files, no folders, with plain names.
 func TestGPURunScript(t *testing.T) {
 	needData(t)
 	if testing.Short() {
@@ -208,7 +209,27 @@ func TestGPURunScript(t *testing.T) {
 		t.Errorf("reproduce stopped at its limit: results.tar.gz lacks the carried record %s; it has %v", rec, packed)
 	}
 
-	for _, args := range [][]string{{}, {"nosuch"}, {"reproduce"}} {
+	// tables: one reproduce stage per table in one call, into one records folder, so that the
+	// last stage's archive holds both tables' records; the flags after -- go to every table.
+	tout, tresults := t.TempDir(), t.TempDir()
+	tablesEnv := []string{"OUT=" + tout, "STAGNB_GPU_RESULTS=" + tresults}
+	code, log = runStageOn(noGo, tablesEnv, "tables", "table2", "table7", "--", "-quick", "-datasets", "cora", "-configs", "deterministic", "-layers", "2", "-jobs", "1")
+	if code != 0 || strings.Count(log, "stag reproduce ") != 2 {
+		t.Errorf("gpu-run.sh tables table2 table7: exit %d, want 0 and two reproduce stages\n%s", code, log)
+	}
+	packed := tarFiles(t, filepath.Join(tout, "results.tar.gz"))
+	for _, name := range []string{rec, "quick/table7/cora/layers=2/deterministic/seed=1.json"} {
+		if !packed[name] {
+			t.Errorf("gpu-run.sh tables: results.tar.gz lacks %s; it has %v", name, packed)
+		}
+	}
+	checkReturnable(t, tout)
+	// With no time left for a table, it says so and exits 75: run again.
+	if code, log := runStageOn(noGo, append(tablesEnv, "STAGNB_CALL_SECONDS=1"), "tables", "table6"); code != 75 || !strings.Contains(log, "no time left for table6") || strings.Contains(log, "stag reproduce ") {
+		t.Errorf("gpu-run.sh tables with a 1 s budget: exit %d, want 75 and table6 not run\n%s", code, log)
+	}
+
+	for _, args := range [][]string{{}, {"nosuch"}, {"reproduce"}, {"tables"}, {"tables", "--", "-quick"}} {
 		if code, log := runStage(args...); code != 2 {
 			t.Errorf("gpu-run.sh %v: exit %d, want 2\n%s", args, code, log)
 		}
