@@ -103,4 +103,11 @@ func TestRecordedLightweight(t *testing.T) {
 	if tab := lw.Table(); len(tab.Rows) != 7 || !strings.HasPrefix(lw.Results[0].Backend, "xla") {
 		t.Errorf("the H100 record: %d rows on %s, want the seven models it timed (all but BBB) on XLA", len(tab.Rows), lw.Results[0].Backend)
 	}
+	lw, err = RecordedLightweight(filepath.Join("bench", "gpu-h200-xla-lightweight.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(lw.Results); n != 8 || lw.Results[n-1].Method != "bbb" || !strings.Contains(lw.Results[0].Device, "H200") {
+		t.Errorf("the H200 record: %d models, the last %q, on %q; want all eight, BBB last, on the H200", n, lw.Results[n-1].Method, lw.Results[0].Device)
+	}
 }
