@@ -495,14 +495,20 @@ type ReproduceOptions struct {
 	// written a line per tenth (progress.Lines). On a CPU one run already spreads its matmuls and
 	// independent operations over the cores, so more jobs than cores ÷ 2 rarely help.
 	Jobs int
+	// Retries is how many times a run whose training failed is trained again from its first
+	// epoch, on newly compiled graphs, before Reproduce gives up on it (0: none). It is for
+	// transient device errors: on an H200 a cuBLASLt product once failed at epoch 84 of a run whose
+	// other seeds trained. Errors before training (a missing dataset, a bad configuration) are not
+	// retried. Each retry is logged; a record holds the result of the attempt that finished.
+	Retries int
 }
 
 // Reproduce runs the specs that have no record under outDir yet, writing each record atomically
 // as soon as its run ends, so that an interrupted run loses at most the runs in progress and a
 // second call does no training. It returns the number of runs trained and skipped. A record made
 // with another protocol than the spec's now (an older commit's, say) is kept, unless opts.Retrain
-// says otherwise, and opts.Logf says how the two differ. After a run fails, no new run starts; the
-// runs in progress finish and are recorded.
+// says otherwise, and opts.Logf says how the two differ. After a run fails (and its opts.Retries
+// are spent), no new run starts; the runs in progress finish and are recorded.
 func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []RunSpec, outDir string, prov Provenance,
 	opts ReproduceOptions) (trained, skipped int, err error) {
 	if opts.Protocol == nil {
@@ -561,6 +567,11 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 						break // drain the queue without training
 					}
 					rec, err := r.run(j.i, j.spec, &tr)
+					for try := 1; try <= r.opts.Retries && errors.As(err, new(*trainError)); try++ {
+						r.opts.Logf("%s: training it again from the first epoch on new graphs (retry %d of %d) after: %v", j.spec.Path(), try, r.opts.Retries, err)
+						tr.finalize()
+						rec, err = r.run(j.i, j.spec, &tr)
+					}
 					if err == nil {
 						err = writeRecord(filepath.Join(outDir, j.spec.Path()), rec)
 					}
@@ -737,7 +748,7 @@ func (r *reproducer) run(i int, spec RunSpec, tr *runTrainer) (Record, error) {
 		}
 		res, err := tr.graph.Train(cfg)
 		if err != nil {
-			return rec, fmt.Errorf("%s: %w", spec.Path(), err)
+			return rec, &trainError{fmt.Errorf("%s: %w", spec.Path(), err)}
 		}
 		rec.Regression, rec.Model = res, tr.model
 		summary = fmt.Sprintf("test RMSE %.4f at epoch %d (mean predictor %.4f; %.0f s)", res.TestRMSE, res.BestEpoch, res.MeanBaselineRMSE, res.WallSeconds)
@@ -758,7 +769,7 @@ func (r *reproducer) run(i int, spec RunSpec, tr *runTrainer) (Record, error) {
 		}
 		res, err := tr.node.Train(cfg)
 		if err != nil {
-			return rec, fmt.Errorf("%s: %w", spec.Path(), err)
+			return rec, &trainError{fmt.Errorf("%s: %w", spec.Path(), err)}
 		}
 		rec.Result, rec.Model = res, tr.model
 		summary = fmt.Sprintf("test %.2f%% at epoch %d (%.0f s)", 100*res.TestAcc, res.BestEpoch, res.WallSeconds)
@@ -774,6 +785,13 @@ func (r *reproducer) run(i int, spec RunSpec, tr *runTrainer) (Record, error) {
 	}
 	return rec, nil
 }
+
+// trainError is an error of a run's training (not of its setup): one that ReproduceOptions.Retries
+// may retry.
+type trainError struct{ err error }
+
+func (e *trainError) Error() string { return e.err.Error() }
+func (e *trainError) Unwrap() error { return e.err }
 
 // lockedWriter serialises the writes of several progress bars.
 type lockedWriter struct {

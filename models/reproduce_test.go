@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/gomlx/ml/model"
 	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/internal/stagtest"
 	"github.com/stagnb/stagnb/stagnb"
@@ -195,6 +196,75 @@ func TestReproduceReusesTrainers(t *testing.T) {
 		if !reflect.DeepEqual(fresh, rec.Result) {
 			t.Errorf("%s: recorded %+v, a fresh run gives %+v", spec.Path(), rec.Result, fresh)
 		}
+	}
+}
+
+// TestReproduceRetries checks ReproduceOptions.Retries with a training that fails on purpose (its
+// Inspect hook returns an error the first times it is called): a run that fails fewer times than
+// it may be retried is recorded with the result of a run that never failed, one that fails more
+// often is not recorded and its error is returned, and an error before training is not retried.
+func TestReproduceRetries(t *testing.T) {
+	coraTask(t) // skips without data
+	good := RunSpec{Table: "table2", Dataset: "cora", Config: "normal(1,0.8)", Layers: 2, Seed: 1, Quick: true}
+	bad := good
+	bad.Config = "normal(1"
+	backend := stagtest.Backend(t)
+	var clean *NodeResult
+	for _, c := range []struct {
+		name                  string
+		spec                  RunSpec
+		fails, retries, calls int // calls: how often training reaches Inspect
+		fail                  string
+	}{
+		{"no failure", good, 0, 0, 1, ""},
+		{"one failure, one retry", good, 1, 1, 2, ""},
+		{"two failures, two retries", good, 2, 2, 3, ""},
+		{"one failure, no retry", good, 1, 0, 1, "device error 1"},
+		{"two failures, one retry", good, 2, 1, 2, "device error 2"},
+		{"a bad configuration", bad, 0, 1, 0, "normal(1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			calls := 0
+			protocol := func(s RunSpec) TrainConfig {
+				cfg := ProtocolFor(s)
+				cfg.Epochs, cfg.EvalEvery, cfg.MCSamples = 3, 2, 2
+				cfg.Inspect = func(*model.Store) error {
+					calls++
+					if calls <= c.fails {
+						return fmt.Errorf("device error %d", calls)
+					}
+					return nil
+				}
+				return cfg
+			}
+			var logged strings.Builder
+			logf := func(format string, args ...any) { fmt.Fprintf(&logged, format+"\n", args...) }
+			dir := t.TempDir()
+			trained, _, err := Reproduce(backend, datasets.NewResolver(), []RunSpec{c.spec}, dir, Provenance{},
+				ReproduceOptions{Protocol: protocol, Logf: logf, Retries: c.retries})
+			retries := min(c.fails, c.retries)
+			if calls != c.calls || strings.Count(logged.String(), "training it again") != retries {
+				t.Errorf("training reached its end %d times with %d retries logged, want %d and %d:\n%s", calls,
+					strings.Count(logged.String(), "training it again"), c.calls, retries, logged.String())
+			}
+			path := filepath.Join(dir, c.spec.Path())
+			if c.fail != "" {
+				if _, statErr := os.Stat(path); err == nil || !strings.Contains(err.Error(), c.fail) || trained != 0 || statErr == nil {
+					t.Errorf("trained %d, error %v, record %s: %v; want none, and an error naming %q", trained, err, path, statErr, c.fail)
+				}
+				return
+			}
+			rec, readErr := ReadRecord(path)
+			if err != nil || trained != 1 || readErr != nil {
+				t.Fatalf("trained %d: %v; record: %v", trained, err, readErr)
+			}
+			rec.Result.WallSeconds = 0
+			if clean == nil {
+				clean = rec.Result
+			} else if !reflect.DeepEqual(rec.Result, clean) {
+				t.Errorf("recorded %+v after %d retries, %+v without", rec.Result, retries, clean)
+			}
+		})
 	}
 }
 

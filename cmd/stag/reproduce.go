@@ -56,6 +56,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	plotDir := fs.String("plots", "", "save the plots of ours against the paper (figure5: accuracy against depth, per dataset) as SVG files in this directory")
 	dryRun := fs.Bool("dry-run", false, "train nothing: say which of the selected runs are recorded under -out and which would be trained, and print the paper-vs-ours table of the recorded ones")
 	jobs := fs.Int("jobs", 1, "runs trained at the same time (one run already keeps two cores of the pure-Go backend busy: on a 2-core CPU two jobs were no faster for quick runs and slower for full ones)")
+	retries := fs.Int("retries", 1, "times a run whose training failed is trained again from its first epoch before the command gives up on it (for transient GPU errors; a missing dataset or a bad configuration is not retried)")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -64,6 +65,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	if *jobs < 1 {
 		return usageError(fmt.Sprintf("reproduce: -jobs %d: want at least 1", *jobs))
+	}
+	if *retries < 0 {
+		return usageError(fmt.Sprintf("reproduce: -retries %d: want 0 or more", *retries))
 	}
 	var ds []string
 	for _, d := range strings.Split(*names, ",") {
@@ -114,7 +118,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	defer backend.Finalize()
 	prov := models.Provenance{Command: models.RecordedCommand(append([]string{"stag", "reproduce"}, args...)...), Commit: recordRevision("reproduce", stderr)}
 	start := time.Now()
-	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, *out, prov, models.ReproduceOptions{Progress: stderr, Logf: logf, Jobs: *jobs})
+	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, *out, prov, models.ReproduceOptions{Progress: stderr, Logf: logf, Jobs: *jobs, Retries: *retries})
 	fmt.Fprintf(stdout, "%s: %d runs trained, %d already recorded, in %s; wall time %s\n", table, trained, skipped, *out, time.Since(start).Round(time.Second))
 	if err != nil {
 		return err

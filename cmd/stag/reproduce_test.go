@@ -24,6 +24,7 @@ func TestReproduceErrors(t *testing.T) {
 		{[]string{"reproduce", "table2", "-configs", "normal(1,0.8),nromal(1,0.4)"}, `-configs item "nromal(1,0.4)" matches no run`},
 		{[]string{"reproduce", "table4", "-datasets", "cora"}, "table4 has the molecule datasets"},
 		{[]string{"reproduce", "table2", "-jobs", "0"}, "-jobs 0: want at least 1"},
+		{[]string{"reproduce", "table2", "-retries", "-1"}, "-retries -1: want 0 or more"},
 		{[]string{"reproduce", "table8", "-seeds", "1,9"}, `-seeds item "9" matches no run`},
 		{[]string{"reproduce", "table2", "-layers", "3"}, "layers 2, 4; seeds 1, 2, 3, 4, 5)"},
 		{[]string{"reproduce", "table8", "-configs", "bbb(1)"}, "the selected datasets have the configs bbb, bbb(10), bbb(100);"},
