@@ -63,6 +63,7 @@ func trainVI(backend compute.Backend, s Settings, dataset, config string, progre
 		return err
 	}
 	if out.Result, err = models.TrainNodeClassifier(backend, task, vi, cfg); err != nil {
+		bar.Fail(err)
 		return nil, err
 	}
 	bar.Done(fmt.Sprintf("test %.1f %%", 100*out.Result.TestAcc))

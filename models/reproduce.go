@@ -711,7 +711,7 @@ func (t *runTrainer) finalize() {
 
 // run trains spec (number i of the grid) with tr, building tr at its first use (or when the
 // protocol's graphs change), and returns its record.
-func (r *reproducer) run(i int, spec RunSpec, tr *runTrainer) (Record, error) {
+func (r *reproducer) run(i int, spec RunSpec, tr *runTrainer) (_ Record, err error) {
 	cfg := r.opts.Protocol(spec)
 	if (tr.node != nil || tr.graph != nil) && graphConfigDiff(tr.cfg, cfg) != "" {
 		tr.finalize()
@@ -725,6 +725,11 @@ func (r *reproducer) run(i int, spec RunSpec, tr *runTrainer) (Record, error) {
 			bar = progress.New(r.opts.Progress, title, cfg.Epochs)
 		}
 		cfg.Progress = func(p Progress) { bar.Update(p.Epoch, p.Status()) }
+		defer func() {
+			if err != nil {
+				bar.Fail(err)
+			}
+		}()
 	} else {
 		r.opts.Logf("%s…", title)
 	}

@@ -202,7 +202,8 @@ func TestReproduceReusesTrainers(t *testing.T) {
 // TestReproduceRetries checks ReproduceOptions.Retries with a training that fails on purpose (its
 // Inspect hook returns an error the first times it is called): a run that fails fewer times than
 // it may be retried is recorded with the result of a run that never failed, one that fails more
-// often is not recorded and its error is returned, and an error before training is not retried.
+// often is not recorded and its error is returned, an error before training is not retried, and
+// each failure ends its progress bar with the error.
 func TestReproduceRetries(t *testing.T) {
 	coraTask(t) // skips without data
 	good := RunSpec{Table: "table2", Dataset: "cora", Config: "normal(1,0.8)", Layers: 2, Seed: 1, Quick: true}
@@ -214,14 +215,15 @@ func TestReproduceRetries(t *testing.T) {
 		name                  string
 		spec                  RunSpec
 		fails, retries, calls int // calls: how often training reaches Inspect
+		failedBars            int // progress bars ended by an error
 		fail                  string
 	}{
-		{"no failure", good, 0, 0, 1, ""},
-		{"one failure, one retry", good, 1, 1, 2, ""},
-		{"two failures, two retries", good, 2, 2, 3, ""},
-		{"one failure, no retry", good, 1, 0, 1, "device error 1"},
-		{"two failures, one retry", good, 2, 1, 2, "device error 2"},
-		{"a bad configuration", bad, 0, 1, 0, "normal(1"},
+		{"no failure", good, 0, 0, 1, 0, ""},
+		{"one failure, one retry", good, 1, 1, 2, 1, ""},
+		{"two failures, two retries", good, 2, 2, 3, 2, ""},
+		{"one failure, no retry", good, 1, 0, 1, 1, "device error 1"},
+		{"two failures, one retry", good, 2, 1, 2, 2, "device error 2"},
+		{"a bad configuration", bad, 0, 1, 0, 1, "normal(1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			calls := 0
@@ -237,11 +239,14 @@ func TestReproduceRetries(t *testing.T) {
 				}
 				return cfg
 			}
-			var logged strings.Builder
+			var logged, bars strings.Builder
 			logf := func(format string, args ...any) { fmt.Fprintf(&logged, format+"\n", args...) }
 			dir := t.TempDir()
 			trained, _, err := Reproduce(backend, datasets.NewResolver(), []RunSpec{c.spec}, dir, Provenance{},
-				ReproduceOptions{Protocol: protocol, Logf: logf, Retries: c.retries})
+				ReproduceOptions{Protocol: protocol, Logf: logf, Progress: &bars, Retries: c.retries})
+			if n := strings.Count(bars.String(), "failed after"); n != c.failedBars {
+				t.Errorf("%d progress bars ended by an error, want %d:\n%s", n, c.failedBars, bars.String())
+			}
 			retries := min(c.fails, c.retries)
 			if calls != c.calls || strings.Count(logged.String(), "training it again") != retries {
 				t.Errorf("training reached its end %d times with %d retries logged, want %d and %d:\n%s", calls,

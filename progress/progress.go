@@ -99,6 +99,17 @@ func (b *Bar) Done(status string) {
 	if status != "" {
 		line += ": " + status
 	}
+	b.end(line)
+}
+
+// Fail reports that the computation stopped with err, so that its bar does not stay drawn as if
+// it were still running; a terminal bar moves to a new line.
+func (b *Bar) Fail(err error) {
+	b.end(fmt.Sprintf("%s: failed after %s: %v", b.title, roundDuration(time.Since(b.start)), err))
+}
+
+// end draws the last line of the bar.
+func (b *Bar) end(line string) {
 	switch b.mode {
 	case Lines:
 		fmt.Fprintln(b.w, line)

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -62,5 +63,28 @@ func TestTerminal(t *testing.T) {
 	parts := strings.Split(strings.TrimSuffix(out, "\n"), "\r")
 	if len([]rune(parts[2])) < len([]rune(parts[1])) {
 		t.Errorf("the shorter line %q does not cover the longer %q", parts[2], parts[1])
+	}
+}
+
+// TestFail checks that a failed computation ends its bar with the error: on a line of its own in
+// logs, and on a terminal in place of the bar, then a newline.
+func TestFail(t *testing.T) {
+	for _, tc := range []struct {
+		mode   Mode
+		prefix string // of what Fail writes
+	}{
+		{Lines, "run: failed after "},
+		{Terminal, "\rrun: failed after "},
+	} {
+		var buf bytes.Buffer
+		b := NewWithMode(&buf, tc.mode, "run", 10)
+		b.Update(1, "a status longer than the error")
+		before := buf.Len()
+		b.Fail(errors.New("device error"))
+		got := buf.String()[before:]
+		if !strings.HasPrefix(got, tc.prefix) || !strings.Contains(got, ": device error") || !strings.HasSuffix(got, "\n") ||
+			strings.Count(got, "\n") != 1 {
+			t.Errorf("mode %d: Fail wrote %q, want %q…: device error, then one newline", tc.mode, got, tc.prefix)
+		}
 	}
 }
