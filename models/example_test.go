@@ -206,3 +206,36 @@ func ExamplePredictNodes() {
 		fmt.Printf("node %d: class %d with probability %.2f ± %.2f (label %d)\n", v, c, mean[c], std[c], task.Labels[v])
 	}
 }
+
+// Trains the two-layer Cora rows of Table 2 that have no record under results/ yet, in the
+// paper's protocol, and prints each run's test accuracy. Reproduce writes a record per run as
+// soon as it ends, so that a second call after an interruption trains only what is missing, and
+// trains a run whose training failed once more (Retries). `stag reproduce table2 -datasets cora
+// -layers 2` does the same from the command line. Compiled by the tests, not run
+// (TestReproduceResumes and TestReproduceRetries check Reproduce).
+func ExampleReproduce() {
+	backend, err := stagnb.NewBackend(log.Printf)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var specs []models.RunSpec
+	for _, s := range models.Table2Specs([]string{"cora"}, false) {
+		if s.Layers == 2 {
+			specs = append(specs, s)
+		}
+	}
+	prov := models.Provenance{Command: "my experiment", Commit: "v1"} // stored in every record
+	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, "results", prov,
+		models.ReproduceOptions{Progress: os.Stderr, Retries: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d runs trained, %d recorded before\n", trained, skipped)
+	for _, s := range specs {
+		rec, _, err := models.FindRecord("results", s)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s seed %d: test accuracy %.1f %%\n", s.Config, s.Seed, 100*rec.Result.TestAcc)
+	}
+}
