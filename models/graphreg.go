@@ -194,6 +194,7 @@ func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
 		MeanBaselineRMSE: rmse(constant(len(task.Test.Labels), float32(trainMean)), task.Test.Labels)}
 	var best snapshot // with cfg.RestoreBest, the variables at the lowest validation RMSE
 	defer func() { best.Finalize() }()
+	lastVal, lastTest := math.NaN(), math.NaN() // the latest evaluation's RMSEs, for cfg.Progress
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		res.FinalLoss, err = t.step.step()
 		if err != nil {
@@ -201,7 +202,7 @@ func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
 		}
 		if epoch%cfg.EvalEvery != 0 && epoch != cfg.Epochs {
 			if cfg.Progress != nil {
-				cfg.Progress(regressionProgress(epoch, cfg.Epochs, res.FinalLoss, false))
+				cfg.Progress(regressionProgress(epoch, cfg.Epochs, res.FinalLoss, lastVal, lastTest, false))
 			}
 			continue
 		}
@@ -219,8 +220,9 @@ func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
 		if math.IsNaN(v) {
 			return nil, fmt.Errorf("models.TrainGraphRegressor: evaluation at epoch %d: NaN predictions", epoch)
 		}
+		lastVal, lastTest = v, rmse(test, task.Test.Labels)
 		if res.BestEpoch < 0 || v < res.ValRMSE {
-			res.BestEpoch, res.ValRMSE, res.TestRMSE = epoch, v, rmse(test, task.Test.Labels)
+			res.BestEpoch, res.ValRMSE, res.TestRMSE = epoch, v, lastTest
 			var s float64
 			for _, x := range spread {
 				s += float64(x)
@@ -231,7 +233,7 @@ func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
 			}
 		}
 		if cfg.Progress != nil {
-			cfg.Progress(regressionProgress(epoch, cfg.Epochs, res.FinalLoss, true))
+			cfg.Progress(regressionProgress(epoch, cfg.Epochs, res.FinalLoss, lastVal, lastTest, true))
 		}
 	}
 	res.WallSeconds = time.Since(start).Seconds()
@@ -241,10 +243,12 @@ func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
 	return res, nil
 }
 
-// regressionProgress is the Progress of a regression epoch: the loss (accuracies are NaN).
-func regressionProgress(epoch, epochs int, loss float64, evaluated bool) Progress {
+// regressionProgress is the Progress of a regression epoch: the loss and the latest evaluation's
+// RMSEs (accuracies are NaN).
+func regressionProgress(epoch, epochs int, loss, valRMSE, testRMSE float64, evaluated bool) Progress {
 	nan := math.NaN()
-	return Progress{Epoch: epoch, Epochs: epochs, Loss: loss, TrainAcc: nan, ValAcc: nan, TestAcc: nan, Best: nan, Evaluated: evaluated}
+	return Progress{Epoch: epoch, Epochs: epochs, Loss: loss, TrainAcc: nan, ValAcc: nan, TestAcc: nan, Best: nan,
+		ValRMSE: valRMSE, TestRMSE: testRMSE, Evaluated: evaluated}
 }
 
 // rmse is the root mean squared difference of pred and want.

@@ -1,6 +1,8 @@
 package models
 
 import (
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/stagnb/stagnb/datasets"
@@ -33,9 +35,18 @@ func TestTrainESOLQuick(t *testing.T) {
 			cfg := DefaultTrainConfig()
 			cfg.LearningRate, cfg.WeightDecayFirst = 1e-3, 0
 			cfg.Epochs, cfg.EvalEvery, cfg.MCSamples = 100, 50, 4
+			progress := map[int]Progress{}
+			cfg.Progress = func(p Progress) { progress[p.Epoch] = p }
 			res, err := TrainGraphRegressor(stagtest.Backend(t), task, m, cfg)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// The progress bar's status: no RMSE before the first evaluation, the best one's at its epoch.
+			first, best := progress[1], progress[res.BestEpoch]
+			if !math.IsNaN(first.ValRMSE) || strings.Contains(first.Status(), "RMSE") || !best.Evaluated ||
+				best.ValRMSE != res.ValRMSE || best.TestRMSE != res.TestRMSE || !strings.Contains(best.Status(), "val RMSE") {
+				t.Errorf("progress at epoch 1: %+v (%q); at the best epoch %d: %+v (%q); want the result's RMSEs %g and %g there",
+					first, first.Status(), res.BestEpoch, best, best.Status(), res.ValRMSE, res.TestRMSE)
 			}
 			t.Logf("%s: test RMSE %.4f at epoch %d (val %.4f); predicting the mean: %.4f; predictive std %.4f; %.1f s",
 				tc.name, res.TestRMSE, res.BestEpoch, res.ValRMSE, res.MeanBaselineRMSE, res.TestPredStd, res.WallSeconds)
@@ -46,5 +57,23 @@ func TestTrainESOLQuick(t *testing.T) {
 				t.Errorf("predictive std %g with noise %v", res.TestPredStd, tc.noise)
 			}
 		})
+	}
+}
+
+// TestProgressStatus checks the progress bar's summary of an epoch in both tasks.
+func TestProgressStatus(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		p    Progress
+		want string
+	}{
+		{Progress{Loss: 1.5, ValAcc: nan, TestAcc: nan}, "loss 1.5000"},
+		{Progress{Loss: 0.25, ValAcc: 0.782, TestAcc: 0.801}, "loss 0.2500, val 78.2 %, test 80.1 %"},
+		{regressionProgress(1, 10, 2, nan, nan, false), "loss 2.0000"},
+		{regressionProgress(5, 10, 0.5, 1.03421, 1.12049, true), "loss 0.5000, val RMSE 1.0342, test RMSE 1.1205"},
+	} {
+		if got := tc.p.Status(); got != tc.want {
+			t.Errorf("%+v: status %q, want %q", tc.p, got, tc.want)
+		}
 	}
 }

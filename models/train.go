@@ -73,19 +73,27 @@ func QuickTrainConfig() TrainConfig {
 }
 
 // Progress reports one epoch of training: its loss and the accuracies of the latest evaluation
-// (NaN before the first), Best being the test accuracy at the best validation so far.
+// (NaN before the first, and in graph regression), Best being the test accuracy at the best
+// validation so far.
 type Progress struct {
 	Epoch, Epochs                         int
 	Loss, TrainAcc, ValAcc, TestAcc, Best float64
+	// ValRMSE and TestRMSE are, in graph regression, the RMSEs of the latest evaluation (NaN
+	// before the first); zero in node classification.
+	ValRMSE, TestRMSE float64
 	// Evaluated is true when this epoch ran a Monte-Carlo evaluation.
 	Evaluated bool
 }
 
-// Status is a short description of p for a progress bar: "loss 0.412, val 78.2 %, test 80.1 %".
+// Status is a short description of p for a progress bar: "loss 0.412, val 78.2 %, test 80.1 %",
+// or in graph regression "loss 0.871, val RMSE 1.0342, test RMSE 1.1205".
 func (p Progress) Status() string {
 	s := fmt.Sprintf("loss %.4f", p.Loss)
-	if !math.IsNaN(p.ValAcc) {
+	switch {
+	case !math.IsNaN(p.ValAcc):
 		s += fmt.Sprintf(", val %.1f %%, test %.1f %%", 100*p.ValAcc, 100*p.TestAcc)
+	case p.ValRMSE > 0:
+		s += fmt.Sprintf(", val RMSE %.4f, test RMSE %.4f", p.ValRMSE, p.TestRMSE)
 	}
 	return s
 }
