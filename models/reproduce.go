@@ -334,11 +334,14 @@ func GCNFor(spec RunSpec) (*GCN, error) {
 	return m, nil
 }
 
-// Table4Configs are the STAG-VI rows of the paper's Table 4 (molecules), one per posterior.
-var Table4Configs = []string{"vi:r", "vi:rc", "vi:re", "vi:rec"}
+// Table4Configs are the STAG-VI rows of the paper's Table 4 (molecules), one per posterior, and
+// "deterministic", a control the paper lacks: the same model and protocol without noise
+// (NewVIGraphControl), which tells the noise's part from the architecture's.
+var Table4Configs = []string{"vi:r", "vi:rc", "vi:re", "vi:rec", "deterministic"}
 
 // Table4Specs lists Table 4 for the given molecule datasets (esol, freesolv): the four STAG-VI
-// posteriors, two-layer GCNs, seeds 1…5 (the mol see.py averaged repeats 1…5); seed 1 when quick.
+// posteriors and the deterministic control, two-layer GCNs, seeds 1…5 (the mol see.py averaged
+// repeats 1…5); seed 1 when quick.
 func Table4Specs(datasetNames []string, quick bool) []RunSpec {
 	seeds := 5
 	if quick {
@@ -816,9 +819,15 @@ func IsMoleculeDataset(name string) bool { return name == "esol" || name == "fre
 // GraphModelFor is the molecule model of a spec. Table 2: GraphRegressor with 128 hidden units,
 // the row's noise (NoiseForConfig), DGL's order (74 → 128 and 128 → 128 aggregate first) and ELU
 // (the launcher's default activation, as for the citation columns). Table 4: NewVIGraphRegressor
-// with the "vi:<posterior>" row's posterior and the dataset's Table 9 hyperparameters.
+// with the "vi:<posterior>" row's posterior and the dataset's Table 9 hyperparameters, or
+// NewVIGraphControl for its "deterministic" control row.
 func GraphModelFor(spec RunSpec) (GraphPredictor, error) {
 	if spec.Table == "table4" {
+		if spec.Config == "deterministic" {
+			m := NewVIGraphControl()
+			m.Layers = spec.Layers
+			return m, nil
+		}
 		p, h, err := viRow(spec)
 		if err != nil {
 			return nil, err

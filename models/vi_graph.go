@@ -42,10 +42,15 @@ type GraphPredictor interface {
 // regulariser (VILegacy): −mean log p(a) of layer 0's sample (twice for PosteriorR) plus the mean
 // over the other layers of theirs, under the prior Normal(1, σ_prior).
 //
+// With Deterministic set the model has no noise (a = 1), no variational parameters and no
+// regulariser: the architecture and protocol alone, a control row that the paper's Table 4 lacks.
+//
 // The GCN layers are scoped "layer_0", "layer_1", … ("gcn/weights", "gcn/bias"), the readout
 // "readout_0" and "readout_1", the variational parameters and the encoder "vi".
 type VIGraphRegressor struct {
 	Posterior Posterior
+	// Deterministic drops the noise: Posterior and Hyper are then unused.
+	Deterministic bool
 	// Layers is the number of GCN layers (paper: 2) and Hidden their width (128).
 	Layers, Hidden int
 	// Activation after the GCN layers but the last, and in the encoder ("relu").
@@ -60,8 +65,18 @@ func NewVIGraphRegressor(p Posterior, h VIHyper) *VIGraphRegressor {
 	return &VIGraphRegressor{Posterior: p, Layers: 2, Hidden: 128, Activation: "relu", Hyper: h}
 }
 
-// String describes the model, e.g. "stag_vi_graph(rc, legacy, μ0=1, logσ0=0, σ_prior=0.5)".
+// NewVIGraphControl returns the paper's 2-layer, 128-wide, ReLU STAG-VI molecule model without
+// noise (Deterministic).
+func NewVIGraphControl() *VIGraphRegressor {
+	return &VIGraphRegressor{Deterministic: true, Layers: 2, Hidden: 128, Activation: "relu"}
+}
+
+// String describes the model, e.g. "stag_vi_graph(rc, legacy, μ0=1, logσ0=0, σ_prior=0.5)", or
+// "stag_vi_graph(deterministic)".
 func (m *VIGraphRegressor) String() string {
+	if m.Deterministic {
+		return "stag_vi_graph(deterministic)"
+	}
 	return fmt.Sprintf("stag_vi_graph(%s, legacy, μ0=%g, logσ0=%g, σ_prior=%g)", m.Posterior, m.Hyper.Mu0, m.Hyper.LogSigma0, m.Hyper.SigmaPrior)
 }
 
@@ -70,7 +85,7 @@ func (m *VIGraphRegressor) Predict(scope *model.Scope, g *Graph, b *GraphBatch, 
 	if m.Layers < 1 || m.Hidden < 1 {
 		exceptions.Panicf("models.VIGraphRegressor: Layers=%d and Hidden=%d must be ≥ 1", m.Layers, m.Hidden)
 	}
-	if m.Hyper.SigmaPrior <= 0 {
+	if !m.Deterministic && m.Hyper.SigmaPrior <= 0 {
 		exceptions.Panicf("models.VIGraphRegressor: σ_prior=%g must be > 0", m.Hyper.SigmaPrior)
 	}
 	b.check("VIGraphRegressor.Predict", numFeatures)
@@ -80,7 +95,7 @@ func (m *VIGraphRegressor) Predict(scope *model.Scope, g *Graph, b *GraphBatch, 
 	h := Reshape(Const(g, b.Features), b.Edges.NumNodes, numFeatures)
 	vi := scope.At("vi")
 	var emb *Node
-	if m.Posterior.Amortised() {
+	if !m.Deterministic && m.Posterior.Amortised() {
 		emb = m.edgeEmbeddings(vi, g, b, h, edges)
 	}
 	var firstNLP, zRest *Node
@@ -91,7 +106,9 @@ func (m *VIGraphRegressor) Predict(scope *model.Scope, g *Graph, b *GraphBatch, 
 			in = numFeatures
 		}
 		var z *Node
-		if l > 0 && zRest != nil {
+		if m.Deterministic {
+			z = Ones(g, shapes.Make(dtypes.Float32, 1, 1))
+		} else if l > 0 && zRest != nil {
 			z = zRest // the code drew one a_rest for all layers ≥ 1
 		} else {
 			mu, logSigma := m.params(vi, g, l, in, emb)
@@ -119,7 +136,7 @@ func (m *VIGraphRegressor) Predict(scope *model.Scope, g *Graph, b *GraphBatch, 
 	pooled := relu(ScatterSum(Zeros(g, shapes.Make(dtypes.Float32, b.Edges.NumGraphs, m.Hidden)), edges.NodeGraph, h, false, false))
 	r := relu(layers.Dense(scope.At("readout_0"), pooled, true, m.Hidden))
 	pred := Reshape(layers.Dense(scope.At("readout_1"), r, true, 1), b.Edges.NumGraphs)
-	if scope.IsTraining(g) {
+	if scope.IsTraining(g) && !m.Deterministic {
 		reg := firstNLP
 		if m.Posterior == PosteriorR {
 			reg = MulScalar(reg, 2)

@@ -7,6 +7,7 @@ import (
 
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
+	"github.com/gomlx/gomlx/ml/train"
 	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/internal/stagtest"
 )
@@ -115,5 +116,51 @@ func TestVIGraphRegressorHeads(t *testing.T) {
 				t.Errorf("heads: got %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestVIGraphControl checks Table 4's deterministic control row: the VI molecule model without
+// noise has no variational parameters and no encoder, adds no regulariser, predicts the same at
+// every Monte-Carlo sample, and learns (beats predicting the training mean after a few dozen
+// epochs).
+func TestVIGraphControl(t *testing.T) {
+	task := moleculeTask(t, "freesolv")
+	m, err := GraphModelFor(RunSpec{Table: "table4", Dataset: "freesolv", Config: "deterministic", Layers: 2, Seed: 1, Quick: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vi, ok := m.(*VIGraphRegressor)
+	if !ok || !vi.Deterministic || vi.String() != "stag_vi_graph(deterministic)" {
+		t.Fatalf("GraphModelFor(table4, deterministic) = %T %v", m, m)
+	}
+	store := model.NewStore()
+	var reg *Node
+	exec := model.MustNewExec(stagtest.Backend(t), store, func(scope *model.Scope, g *Graph) *Node {
+		store.SetTraining(g, true)
+		pred := m.Predict(scope, g, task.Train, task.NumFeatures)
+		reg = train.GetRegularizationLoss(g)
+		return pred
+	})
+	exec.MustCall()
+	if reg != nil {
+		t.Errorf("regularisation loss %s, want none", reg)
+	}
+	for v := range store.IterVariables() {
+		if strings.HasPrefix(v.Scope(), "/vi") {
+			t.Errorf("variable %s/%s: the control has no variational parameters", v.Scope(), v.Name())
+		}
+	}
+	cfg := QuickVIProtocol()
+	cfg.Epochs, cfg.EvalEvery, cfg.MCSamples = 40, 20, 4
+	res, err := TrainGraphRegressor(stagtest.Backend(t), task, m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: test RMSE %.4f at epoch %d; predicting the mean: %.4f", vi, res.TestRMSE, res.BestEpoch, res.MeanBaselineRMSE)
+	if res.TestRMSE >= res.MeanBaselineRMSE {
+		t.Errorf("test RMSE %.4f does not beat the mean's %.4f", res.TestRMSE, res.MeanBaselineRMSE)
+	}
+	if res.TestPredStd != 0 {
+		t.Errorf("predictive std %g, want 0 without noise", res.TestPredStd)
 	}
 }
