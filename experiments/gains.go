@@ -58,32 +58,34 @@ func Agreement(recs []models.Record) string {
 }
 
 // GainsOverDeterministic renders as a Markdown table how far each recorded cell of recs lies from
-// the Deterministic row of its own dataset and depth, ours beside the paper's: the question the
-// paper's tables answer ("does the noise beat the deterministic GCN?"), which the paper-vs-ours
+// the Deterministic row of its own table, dataset and depth, ours beside the paper's: the question
+// the paper's tables answer ("does the noise beat the deterministic GCN?"), which the paper-vs-ours
 // table answers only across two of its rows. Accuracy differences are in points (higher is
-// better), RMSE differences in RMSE (lower is better). Cells without a paper number, and the cells
-// of a dataset and depth without a recorded Deterministic row, are left out; with none left the
-// table says so.
+// better), RMSE differences in RMSE (lower is better). Where the paper has no number for a cell or
+// for its Deterministic row (Table 4's deterministic row is our control), the paper's difference is
+// "—". Cells of a dataset and depth without a recorded Deterministic row are left out; with none
+// left the table says so.
 func GainsOverDeterministic(title string, recs []models.Record) string {
 	type group struct {
-		table          int
-		dataset, depth string
+		table, dataset string
+		layers         int
 	}
-	cs := Comparisons(recs)
+	cs, keys := comparisons(recs)
 	det := map[group]paper.Comparison{}
-	for _, c := range cs {
-		if c.HavePaper && c.Seeds > 0 && c.Paper.Row == "deterministic" {
-			det[group{c.Paper.Table, c.Paper.Dataset, c.Paper.Column}] = c
+	for i, c := range cs {
+		if k := keys[i]; c.Seeds > 0 && k.config == "deterministic" {
+			det[group{k.table, k.dataset, k.layers}] = c
 		}
 	}
 	var b strings.Builder
 	if title != "" {
 		fmt.Fprintf(&b, "### %s\n\n", title)
 	}
-	rows := 0
-	for _, c := range cs {
-		d, ok := det[group{c.Paper.Table, c.Paper.Dataset, c.Paper.Column}]
-		if !c.HavePaper || c.Seeds == 0 || c.Paper.Row == "deterministic" || !ok {
+	rows, paperless := 0, false
+	for i, c := range cs {
+		k := keys[i]
+		d, ok := det[group{k.table, k.dataset, k.layers}]
+		if c.Seeds == 0 || k.config == "deterministic" || !ok {
 			continue
 		}
 		if rows == 0 {
@@ -91,17 +93,27 @@ func GainsOverDeterministic(title string, recs []models.Record) string {
 			b.WriteString("| :-- | :-- | --: | --: | --: |\n")
 		}
 		rows++
-		m := c.Paper.Metric
+		m := c.Metric
 		ds, cfg := c.Labels()
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", ds, cfg,
-			signed(m, c.Paper.Mean-d.Paper.Mean), signed(m, c.OursMean-d.OursMean), c.Seeds)
+		paperDiff := "—"
+		if c.HavePaper && d.HavePaper {
+			paperDiff = signed(m, c.Paper.Mean-d.Paper.Mean)
+		} else {
+			paperless = true
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", ds, cfg, paperDiff, signed(m, c.OursMean-d.OursMean), c.Seeds)
 	}
 	if rows == 0 {
 		b.WriteString("No row to compare: none but Deterministic rows, or none with a recorded Deterministic row of its dataset and depth.\n")
 		return b.String()
 	}
 	b.WriteString("\nAccuracy in points, higher is better; RMSE lower is better (a negative difference is a gain). " +
-		"Each difference is between two means over seeds.\n")
+		"Each difference is between two means over seeds.")
+	if paperless {
+		b.WriteString(" —: the paper prints no number for the row or for its Deterministic row (Table 4 has none; " +
+			"its deterministic row is our control, the same model and protocol without noise).")
+	}
+	b.WriteString("\n")
 	return b.String()
 }
 

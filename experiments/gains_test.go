@@ -62,6 +62,36 @@ func TestGainsOverDeterministic(t *testing.T) {
 	if got := GainsOverDeterministic("", gainRecords()[6:]); !strings.Contains(got, "No row to compare") {
 		t.Errorf("without a Deterministic row: %q", got)
 	}
+	if strings.Contains(got, "—") {
+		t.Errorf("every row of Table 2 has the paper's numbers, yet a paper difference is missing:\n%s", got)
+	}
+}
+
+// TestGainsOverControl checks the Deterministic row that the paper lacks: Table 4's control, the
+// STAG-VI molecule model without noise. The STAG-VI rows are set against it, the paper's
+// difference shown as "—" with a line that says why.
+func TestGainsOverControl(t *testing.T) {
+	rec := func(config string, seed int64, rmse float64) models.Record {
+		return models.Record{Spec: models.RunSpec{Table: "table4", Dataset: "freesolv", Config: config, Layers: 2, Seed: seed},
+			Regression: &models.GraphResult{TestRMSE: rmse}}
+	}
+	recs := []models.Record{rec("deterministic", 1, 1.0), rec("deterministic", 2, 1.2), rec("vi:r", 1, 0.8), rec("vi:r", 2, 0.9)}
+	got := GainsOverDeterministic("", recs)
+	for _, want := range []string{
+		"| FreeSolv | STAG_VI(R) | — | −0.2500 | 2 |",
+		"—: the paper prints no number",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("GainsOverDeterministic lacks %q:\n%s", want, got)
+		}
+	}
+	md, err := PaperVsOurs("", recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "| FreeSolv | Deterministic (not in the paper), 2 layers | — |"; !strings.Contains(md, want) {
+		t.Errorf("the paper-vs-ours table lacks %q:\n%s", want, md)
+	}
 }
 
 func TestTableDifferences(t *testing.T) {

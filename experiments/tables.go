@@ -153,10 +153,19 @@ func metricOf(r models.Record) (float64, string, bool) {
 // each group's test metric over its seeds (population std), and sets the paper's number for the
 // same cell beside it.
 func Comparisons(recs []models.Record) []paper.Comparison {
-	type key struct {
-		table, dataset, config string
-		layers                 int
-	}
+	cs, _ := comparisons(recs)
+	return cs
+}
+
+// cellKey is a cell of a reproduced table: its table, dataset, config and depth.
+type cellKey struct {
+	table, dataset, config string
+	layers                 int
+}
+
+// comparisons is Comparisons with each comparison's cell.
+func comparisons(recs []models.Record) ([]paper.Comparison, []cellKey) {
+	type key = cellKey
 	var order []key
 	values := map[key][]float64{}
 	metrics := map[key]string{}
@@ -190,11 +199,15 @@ func Comparisons(recs []models.Record) []paper.Comparison {
 			}
 		}
 		if !c.HavePaper {
-			c.Dataset, c.Config = k.dataset, fmt.Sprintf("%s, %d layers", k.config, k.layers)
+			label := k.config
+			if label == "deterministic" {
+				label = "Deterministic (not in the paper)"
+			}
+			c.Dataset, c.Config = paper.DatasetName(k.dataset), fmt.Sprintf("%s, %d layers", label, k.layers)
 		}
 		out = append(out, c)
 	}
-	return out
+	return out, order
 }
 
 // PaperVsOurs renders the records' Comparisons as a Markdown table (paper.WriteMarkdown), to be

@@ -83,7 +83,7 @@ func TestComparisons(t *testing.T) {
 		{true, "stag_vi_rc", paper.MetricAccuracy, 81, 0, 1, ""},
 		{true, "bbb", paper.MetricAccuracy, 70, 0, 1, ""},
 		{true, "bbb", paper.MetricAccuracy, 79, 0, 1, ""},
-		{false, "", paper.MetricAccuracy, 75, 0, 1, "cora"},
+		{false, "", paper.MetricAccuracy, 75, 0, 1, "Cora"},
 		{true, "deterministic", paper.MetricRMSE, 0.65, 0, 1, ""},
 	}
 	for i, w := range want {

@@ -97,7 +97,7 @@ func (c Comparison) Labels() (dataset, config string) {
 		return dataset, config
 	}
 	if dataset == "" {
-		dataset = datasetName(c.Paper.Dataset)
+		dataset = DatasetName(c.Paper.Dataset)
 	}
 	if config == "" {
 		config = c.Paper.RowLabel
@@ -108,8 +108,8 @@ func (c Comparison) Labels() (dataset, config string) {
 	return dataset, config
 }
 
-// datasetName returns the display name of a dataset key.
-func datasetName(key string) string {
+// DatasetName returns the display name of a dataset key ("freesolv" → "FreeSolv"), or the key.
+func DatasetName(key string) string {
 	switch key {
 	case "cora":
 		return "Cora"
