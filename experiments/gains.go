@@ -61,7 +61,8 @@ func Agreement(recs []models.Record) string {
 // the Deterministic row of its own table, dataset and depth, ours beside the paper's: the question
 // the paper's tables answer ("does the noise beat the deterministic GCN?"), which the paper-vs-ours
 // table answers only across two of its rows. Accuracy differences are in points (higher is
-// better), RMSE differences in RMSE (lower is better). Where the paper has no number for a cell or
+// better), RMSE differences in RMSE (lower is better), each with its size in units of the two rows'
+// combined spread (as in TableDifferences). Where the paper has no number for a cell or
 // for its Deterministic row (Table 4's deterministic row is our control), the paper's difference is
 // "—". Cells of a dataset and depth without a recorded Deterministic row are left out; with none
 // left the table says so.
@@ -97,18 +98,20 @@ func GainsOverDeterministic(title string, recs []models.Record) string {
 		ds, cfg := c.Labels()
 		paperDiff := "—"
 		if c.HavePaper && d.HavePaper {
-			paperDiff = signed(m, c.Paper.Mean-d.Paper.Mean)
+			paperDiff = signedWithSigma(m, c.Paper.Mean-d.Paper.Mean, c.Paper.Std, d.Paper.Std, c.Paper.HasStd && d.Paper.HasStd)
 		} else {
 			paperless = true
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", ds, cfg, paperDiff, signed(m, c.OursMean-d.OursMean), c.Seeds)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", ds, cfg, paperDiff,
+			signedWithSigma(m, c.OursMean-d.OursMean, c.OursStd, d.OursStd, true), c.Seeds)
 	}
 	if rows == 0 {
 		b.WriteString("No row to compare: none but Deterministic rows, or none with a recorded Deterministic row of its dataset and depth.\n")
 		return b.String()
 	}
 	b.WriteString("\nAccuracy in points, higher is better; RMSE lower is better (a negative difference is a gain). " +
-		"Each difference is between two means over seeds.")
+		"Each difference is between two means over seeds; in brackets, the difference over the combined spread √(σ₁² + σ₂²) " +
+		"of the two rows, so that a gain within about one σ is within the run-to-run spread.")
 	if paperless {
 		b.WriteString(" —: the paper prints no number for the row or for its Deterministic row (Table 4 has none; " +
 			"its deterministic row is our control, the same model and protocol without noise).")

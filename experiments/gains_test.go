@@ -41,13 +41,15 @@ func TestAgreement(t *testing.T) {
 	}
 }
 
+// TestGainsOverDeterministic checks the differences and their sizes in σ: Normal(1, 0.8) paper
+// (80.34 − 79.34)/√(0.45² + 0.22²) = +2.00σ, ours (80.5 − 79.5)/√(0.5² + 0.5²) = +1.41σ.
 func TestGainsOverDeterministic(t *testing.T) {
 	got := GainsOverDeterministic("Gains", gainRecords())
 	for _, want := range []string{
 		"### Gains\n",
 		"| dataset | config | paper − paper's Deterministic | ours − our Deterministic | seeds |",
-		"| Cora | Normal(1, 0.8), 2 layers | +1.00 | +1.00 | 2 |",
-		"| Cora | Uniform(0.2, 1.8), 2 layers | +0.52 | +10.50 | 2 |",
+		"| Cora | Normal(1, 0.8), 2 layers | +1.00 (+2.00σ) | +1.00 (+1.41σ) | 2 |",
+		"| Cora | Uniform(0.2, 1.8), 2 layers | +0.52 (+1.28σ) | +10.50 (+21.00σ) | 2 |",
 		"a negative difference is a gain",
 	} {
 		if !strings.Contains(got, want) {
@@ -78,7 +80,7 @@ func TestGainsOverControl(t *testing.T) {
 	recs := []models.Record{rec("deterministic", 1, 1.0), rec("deterministic", 2, 1.2), rec("vi:r", 1, 0.8), rec("vi:r", 2, 0.9)}
 	got := GainsOverDeterministic("", recs)
 	for _, want := range []string{
-		"| FreeSolv | STAG_VI(R) | — | −0.2500 | 2 |",
+		"| FreeSolv | STAG_VI(R) | — | −0.2500 (-2.24σ) | 2 |",
 		"—: the paper prints no number",
 	} {
 		if !strings.Contains(got, want) {
