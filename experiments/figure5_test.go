@@ -198,11 +198,12 @@ func TestRecordedRecords(t *testing.T) {
 	if want := "**Agreement:** of 2 cells with a Δ/σ: 1 within |Δ/σ| ≤ 1 of the paper, 2 within 2 (1 of one seed"; !strings.Contains(md, want) {
 		t.Errorf("RecordedPaperVsOurs does not contain %q:\n%s", want, md)
 	}
+	// Normal(1, 0.8) against Deterministic: paper 1.00/√(0.45² + 0.22²) = +2.00σ, ours (one Deterministic seed) 1.50/0.5 = +3.00σ.
 	md, err = RecordedGains("table2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"### Table 2 — full protocol, each row against the Deterministic row", "| Cora | Normal(1, 0.8), 2 layers | +1.00 | +1.50 | 2 |"} {
+	for _, want := range []string{"### Table 2 — full protocol, each row against the Deterministic row", "| Cora | Normal(1, 0.8), 2 layers | +1.00 (+2.00σ) | +1.50 (+3.00σ) | 2 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("RecordedGains does not contain %q:\n%s", want, md)
 		}
@@ -246,7 +247,7 @@ func TestRecordedRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"records in results/h200/", "| Cora | Bernoulli(0.8), 2 layers | +3.18 | +3.28 | 5 |"} {
+	for _, want := range []string{"records in results/h200/", "| Cora | Bernoulli(0.8), 2 layers | +3.18 (+3.45σ) | +3.28 (+3.27σ) | 5 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("RecordedGainsOn(h200, table7) does not contain %q:\n%s", want, md)
 		}
