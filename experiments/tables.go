@@ -165,18 +165,17 @@ type cellKey struct {
 
 // comparisons is Comparisons with each comparison's cell.
 func comparisons(recs []models.Record) ([]paper.Comparison, []cellKey) {
-	type key = cellKey
-	var order []key
-	values := map[key][]float64{}
-	metrics := map[key]string{}
-	quick := map[key]bool{}
-	backends := map[key]string{}
+	var order []cellKey
+	values := map[cellKey][]float64{}
+	metrics := map[cellKey]string{}
+	quick := map[cellKey]bool{}
+	backends := map[cellKey]string{}
 	for _, r := range recs {
 		v, metric, ok := metricOf(r)
 		if !ok {
 			continue
 		}
-		k := key{r.Spec.Table, r.Spec.Dataset, r.Spec.Config, r.Spec.Layers}
+		k := cellKey{r.Spec.Table, r.Spec.Dataset, r.Spec.Config, r.Spec.Layers}
 		if _, seen := values[k]; !seen {
 			order = append(order, k)
 		}
