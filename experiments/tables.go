@@ -199,8 +199,11 @@ func comparisons(recs []models.Record) ([]paper.Comparison, []cellKey) {
 		}
 		if !c.HavePaper {
 			label := k.config
-			if label == "deterministic" {
+			switch label {
+			case "deterministic":
 				label = "Deterministic (not in the paper)"
+			case "deterministic(table2)":
+				label = "Table 2's Deterministic model (not in the paper)"
 			}
 			c.Dataset, c.Config = paper.DatasetName(k.dataset), fmt.Sprintf("%s, %d layers", label, k.layers)
 		}

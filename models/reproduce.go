@@ -335,13 +335,16 @@ func GCNFor(spec RunSpec) (*GCN, error) {
 }
 
 // Table4Configs are the STAG-VI rows of the paper's Table 4 (molecules), one per posterior, and
-// "deterministic", a control the paper lacks: the same model and protocol without noise
-// (NewVIGraphControl), which tells the noise's part from the architecture's.
-var Table4Configs = []string{"vi:r", "vi:rc", "vi:re", "vi:rec", "deterministic"}
+// two controls the paper lacks: "deterministic", the same model and protocol without noise
+// (NewVIGraphControl), which tells the noise's part from the architecture's, and
+// "deterministic(table2)", Table 2's deterministic molecule model (ELU after every GCN layer, no
+// ReLU on the pooled sum) in Table 4's protocol (no L2 penalty), which tells the architecture's part
+// from the protocol's.
+var Table4Configs = []string{"vi:r", "vi:rc", "vi:re", "vi:rec", "deterministic", "deterministic(table2)"}
 
 // Table4Specs lists Table 4 for the given molecule datasets (esol, freesolv): the four STAG-VI
-// posteriors and the deterministic control, two-layer GCNs, seeds 1…5 (the mol see.py averaged
-// repeats 1…5); seed 1 when quick.
+// posteriors and the two deterministic controls, two-layer GCNs, seeds 1…5 (the mol see.py
+// averaged repeats 1…5); seed 1 when quick.
 func Table4Specs(datasetNames []string, quick bool) []RunSpec {
 	seeds := 5
 	if quick {
@@ -819,14 +822,18 @@ func IsMoleculeDataset(name string) bool { return name == "esol" || name == "fre
 // GraphModelFor is the molecule model of a spec. Table 2: GraphRegressor with 128 hidden units,
 // the row's noise (NoiseForConfig), DGL's order (74 → 128 and 128 → 128 aggregate first) and ELU
 // (the launcher's default activation, as for the citation columns). Table 4: NewVIGraphRegressor
-// with the "vi:<posterior>" row's posterior and the dataset's Table 9 hyperparameters, or
-// NewVIGraphControl for its "deterministic" control row.
+// with the "vi:<posterior>" row's posterior and the dataset's Table 9 hyperparameters, or for its
+// controls NewVIGraphControl ("deterministic") and Table 2's deterministic model
+// ("deterministic(table2)").
 func GraphModelFor(spec RunSpec) (GraphPredictor, error) {
 	if spec.Table == "table4" {
-		if spec.Config == "deterministic" {
+		switch spec.Config {
+		case "deterministic":
 			m := NewVIGraphControl()
 			m.Layers = spec.Layers
 			return m, nil
+		case "deterministic(table2)":
+			return table2GraphModel(spec.Layers, nil), nil
 		}
 		p, h, err := viRow(spec)
 		if err != nil {
@@ -840,7 +847,12 @@ func GraphModelFor(spec RunSpec) (GraphPredictor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &GraphRegressor{Layers: spec.Layers, Hidden: 128, Noise: noise, Placement: stagnb.DGLOrder, Activation: "elu"}, nil
+	return table2GraphModel(spec.Layers, noise), nil
+}
+
+// table2GraphModel is Table 2's molecule model with layers GCN layers and noise (nil: none).
+func table2GraphModel(layers int, noise *stagnb.Noise) *GraphRegressor {
+	return &GraphRegressor{Layers: layers, Hidden: 128, Noise: noise, Placement: stagnb.DGLOrder, Activation: "elu"}
 }
 
 // describeGraphModel is the record's description of a molecule model.

@@ -119,10 +119,10 @@ func TestVIGraphRegressorHeads(t *testing.T) {
 	}
 }
 
-// TestVIGraphControl checks Table 4's deterministic control row: the VI molecule model without
+// TestVIGraphControl checks Table 4's deterministic control rows: the VI molecule model without
 // noise has no variational parameters and no encoder, adds no regulariser, predicts the same at
 // every Monte-Carlo sample, and learns (beats predicting the training mean after a few dozen
-// epochs).
+// epochs); "deterministic(table2)" is Table 2's model in Table 4's protocol.
 func TestVIGraphControl(t *testing.T) {
 	task := moleculeTask(t, "freesolv")
 	m, err := GraphModelFor(RunSpec{Table: "table4", Dataset: "freesolv", Config: "deterministic", Layers: 2, Seed: 1, Quick: true})
@@ -162,5 +162,20 @@ func TestVIGraphControl(t *testing.T) {
 	}
 	if res.TestPredStd != 0 {
 		t.Errorf("predictive std %g, want 0 without noise", res.TestPredStd)
+	}
+
+	// The second control: Table 2's deterministic model in Table 4's protocol (no L2, 32 samples).
+	spec := RunSpec{Table: "table4", Dataset: "freesolv", Config: "deterministic(table2)", Layers: 2, Seed: 1}
+	m2, err := GraphModelFor(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := GraphModelFor(RunSpec{Table: "table2", Dataset: "freesolv", Config: "deterministic", Layers: 2, Seed: 1})
+	if !reflect.DeepEqual(m2, want) {
+		t.Errorf("GraphModelFor(table4, deterministic(table2)) = %+v, want Table 2's %+v", m2, want)
+	}
+	if cfg, vi := ProtocolFor(spec), VIProtocol(); cfg.LearningRate != vi.LearningRate || cfg.WeightDecayFirst != 0 ||
+		cfg.Epochs != vi.Epochs || cfg.EvalEvery != vi.EvalEvery || cfg.MCSamples != vi.MCSamples {
+		t.Errorf("ProtocolFor(table4, deterministic(table2)) = %+v, want Table 4's %+v", cfg, vi)
 	}
 }
