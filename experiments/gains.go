@@ -102,7 +102,7 @@ func GainsOverDeterministic(title string, recs []models.Record) string {
 		} else {
 			paperless = true
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", ds, cfg, paperDiff,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", paper.MarkdownText(ds), paper.MarkdownText(cfg), paperDiff,
 			signedWithSigma(m, c.OursMean-d.OursMean, c.OursStd, d.OursStd, true), c.Seeds)
 	}
 	if rows == 0 {
@@ -179,7 +179,7 @@ func TableDifferences(title string, recs, base []models.Record) string {
 		m := c.Paper.Metric
 		paperDiff, oursDiff := c.Paper.Mean-d.Paper.Mean, c.OursMean-d.OursMean
 		ds, cfg := d.Labels() // the base table's labels: Table 5 prints "Unifrom" (sic)
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d |\n", ds, cfg,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d |\n", paper.MarkdownText(ds), paper.MarkdownText(cfg),
 			signedWithSigma(m, paperDiff, c.Paper.Std, d.Paper.Std, c.Paper.HasStd && d.Paper.HasStd),
 			signedWithSigma(m, oursDiff, c.OursStd, d.OursStd, true), c.Seeds, d.Seeds)
 		for _, e := range []paper.Entry{c.Paper, d.Paper} {

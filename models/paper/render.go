@@ -217,10 +217,10 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// markdownText escapes a text for one line of Markdown: a table cell, the heading or a footnote.
+// MarkdownText escapes a text for one line of Markdown: a table cell, the heading or a footnote.
 // Backslashes and pipes are escaped, and angle brackets become entities so that no text turns
 // into raw HTML.
-func markdownText(s string) string {
+func MarkdownText(s string) string {
 	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;").Replace(oneLine(s))
 }
 
@@ -236,7 +236,7 @@ func WriteMarkdown(w io.Writer, title string, rows []Comparison) error {
 		return err
 	}
 	var b strings.Builder
-	if t := markdownText(title); t != "" {
+	if t := MarkdownText(title); t != "" {
 		b.WriteString("### " + t + "\n\n")
 	}
 	h := r.header()
@@ -255,12 +255,12 @@ func WriteMarkdown(w io.Writer, title string, rows []Comparison) error {
 	for _, c := range r.rows {
 		f := r.fields(c)
 		for i := range f {
-			f[i] = markdownText(f[i])
+			f[i] = MarkdownText(f[i])
 		}
 		line(f)
 	}
 	for _, n := range r.footnotes {
-		b.WriteString("\n" + markdownText(n) + "\n")
+		b.WriteString("\n" + MarkdownText(n) + "\n")
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
