@@ -246,7 +246,14 @@ func ProtocolFor(spec RunSpec) TrainConfig {
 func viRow(spec RunSpec) (Posterior, VIHyper, error) {
 	name, ok := strings.CutPrefix(spec.Config, "vi:")
 	if !ok {
-		return 0, VIHyper{}, fmt.Errorf("%s: config %q: want vi:<posterior>", spec.Table, spec.Config)
+		want := "vi:<posterior>"
+		switch spec.Table {
+		case "table3":
+			want = "one of " + strings.Join(Table3Configs, ", ")
+		case "table4":
+			want = "one of " + strings.Join(Table4Configs, ", ")
+		}
+		return 0, VIHyper{}, fmt.Errorf("%s: config %q: want %s", spec.Table, spec.Config, want)
 	}
 	p, err := ParsePosterior(name)
 	if err != nil {
@@ -574,7 +581,11 @@ func Reproduce(backend compute.Backend, resolver *datasets.Resolver, specs []Run
 					}
 					rec, err := r.run(j.i, j.spec, &tr)
 					for try := 1; try <= r.opts.Retries && errors.As(err, new(*trainError)); try++ {
-						r.opts.Logf("%s: training it again from the first epoch on new graphs (retry %d of %d) after: %v", j.spec.Path(), try, r.opts.Retries, err)
+						why := fmt.Sprintf("after: %v", err)
+						if r.opts.Progress != nil {
+							why = "after the error its progress bar ended with" // said once, not twice
+						}
+						r.opts.Logf("%s: training it again from the first epoch on new graphs (retry %d of %d) %s", j.spec.Path(), try, r.opts.Retries, why)
 						tr.finalize()
 						rec, err = r.run(j.i, j.spec, &tr)
 					}

@@ -203,7 +203,7 @@ func TestReproduceReusesTrainers(t *testing.T) {
 // Inspect hook returns an error the first times it is called): a run that fails fewer times than
 // it may be retried is recorded with the result of a run that never failed, one that fails more
 // often is not recorded and its error is returned, an error before training is not retried, and
-// each failure ends its progress bar with the error.
+// each failure ends its progress bar with the error, which the retry's log line does not repeat.
 func TestReproduceRetries(t *testing.T) {
 	coraTask(t) // skips without data
 	good := RunSpec{Table: "table2", Dataset: "cora", Config: "normal(1,0.8)", Layers: 2, Seed: 1, Quick: true}
@@ -248,6 +248,11 @@ func TestReproduceRetries(t *testing.T) {
 				t.Errorf("%d progress bars ended by an error, want %d:\n%s", n, c.failedBars, bars.String())
 			}
 			retries := min(c.fails, c.retries)
+			for i := 1; i <= retries; i++ { // each error is said once: by its bar, not again by the retry's line
+				if n := strings.Count(bars.String()+logged.String(), fmt.Sprintf("device error %d", i)); n != 1 {
+					t.Errorf("error %d said %d times, want once:\nbars:\n%s\nlog:\n%s", i, n, bars.String(), logged.String())
+				}
+			}
 			if calls != c.calls || strings.Count(logged.String(), "training it again") != retries {
 				t.Errorf("training reached its end %d times with %d retries logged, want %d and %d:\n%s", calls,
 					strings.Count(logged.String(), "training it again"), c.calls, retries, logged.String())

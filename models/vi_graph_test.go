@@ -68,8 +68,9 @@ func TestVIGraphRegressor(t *testing.T) {
 			}
 		})
 	}
-	if _, err := GraphModelFor(RunSpec{Table: "table4", Dataset: "esol", Config: "bbgdc", Layers: 2}); err == nil || !strings.Contains(err.Error(), "vi:<posterior>") {
-		t.Errorf("GraphModelFor(table4, bbgdc): error %v", err)
+	if _, err := GraphModelFor(RunSpec{Table: "table4", Dataset: "esol", Config: "bbgdc", Layers: 2}); err == nil ||
+		!strings.Contains(err.Error(), `"bbgdc"`) || !strings.Contains(err.Error(), "vi:rec, deterministic, deterministic(table2)") {
+		t.Errorf("GraphModelFor(table4, bbgdc): error %v, want one naming the config and Table 4's six rows", err)
 	}
 }
 
