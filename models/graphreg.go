@@ -109,6 +109,12 @@ type GraphResult struct {
 	// TestPredStd is the mean over test molecules of the Monte-Carlo standard deviation of the
 	// prediction (the model's predictive spread), at the best evaluation.
 	TestPredStd float64 `json:"test_pred_std"`
+	// ValPredictions and TestPredictions are the Monte-Carlo mean predictions at the best
+	// evaluation, one per molecule in the split's order (GraphTask.Val, GraphTask.Test), so that
+	// a reader can tell which molecules carry a difference between two rows. Records written before
+	// they were kept lack them.
+	ValPredictions  []float32 `json:"val_predictions,omitempty"`
+	TestPredictions []float32 `json:"test_predictions,omitempty"`
 	// MeanBaselineRMSE is the test RMSE of predicting the training labels' mean.
 	MeanBaselineRMSE float64 `json:"mean_baseline_rmse"`
 	FinalLoss        float64 `json:"final_loss"`
@@ -223,6 +229,7 @@ func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
 		lastVal, lastTest = v, rmse(test, task.Test.Labels)
 		if res.BestEpoch < 0 || v < res.ValRMSE {
 			res.BestEpoch, res.ValRMSE, res.TestRMSE = epoch, v, lastTest
+			res.ValPredictions, res.TestPredictions = val, test
 			var s float64
 			for _, x := range spread {
 				s += float64(x)

@@ -53,6 +53,17 @@ func TestTrainESOLQuick(t *testing.T) {
 			if res.TestRMSE >= res.MeanBaselineRMSE {
 				t.Errorf("test RMSE %.4f does not beat the mean's %.4f", res.TestRMSE, res.MeanBaselineRMSE)
 			}
+			// The kept predictions are the selected evaluation's: they give its RMSEs back.
+			for _, split := range []struct {
+				name       string
+				pred, want []float32
+				rmse       float64
+			}{{"val", res.ValPredictions, task.Val.Labels, res.ValRMSE}, {"test", res.TestPredictions, task.Test.Labels, res.TestRMSE}} {
+				if len(split.pred) != len(split.want) || rmse(split.pred, split.want) != split.rmse {
+					t.Errorf("%d %s predictions for %d molecules, want their RMSE %g to be the result's %g", len(split.pred), split.name,
+						len(split.want), rmse(split.pred, split.want), split.rmse)
+				}
+			}
 			if (tc.noise == nil) != (res.TestPredStd == 0) {
 				t.Errorf("predictive std %g with noise %v", res.TestPredStd, tc.noise)
 			}
