@@ -15,46 +15,58 @@ import (
 // |Δ/σ| ≤ 1 and ≤ 2, and which cells lie beyond 2, with their Δ/σ. Cells of one seed are counted
 // and say so: their Δ/σ has only the paper's spread.
 func Agreement(recs []models.Record) string {
-	var n, within1, within2, single int
-	var beyond []string
+	a := agreementOf(recs)
+	if a.cells == 0 {
+		return "**Agreement:** no cell has both a run of ours and the paper's number with its spread.\n"
+	}
+	var b strings.Builder
+	cells := "cells"
+	if a.cells == 1 {
+		cells = "cell"
+	}
+	fmt.Fprintf(&b, "**Agreement:** of %d %s with a Δ/σ: %d within |Δ/σ| ≤ 1 of the paper, %d within 2", a.cells, cells, a.within1, a.within2)
+	if a.single > 0 {
+		fmt.Fprintf(&b, " (%d of one seed, whose Δ/σ has only the paper's spread)", a.single)
+	}
+	if len(a.beyond) == 0 {
+		b.WriteString(", none beyond 2.\n")
+	} else {
+		fmt.Fprintf(&b, "; beyond 2: %s.\n", strings.Join(a.beyond, "; "))
+	}
+	return b.String()
+}
+
+// agreement counts the cells of a paper-vs-ours table that have a Δ/σ, those within |Δ/σ| ≤ 1
+// and ≤ 2, and those of one seed, and names the cells beyond 2 with their Δ/σ.
+type agreement struct {
+	cells, within1, within2, single int
+	beyond                          []string
+}
+
+// agreementOf is the agreement of the cells of recs (Comparisons).
+func agreementOf(recs []models.Record) agreement {
+	var a agreement
 	for _, c := range Comparisons(recs) {
 		d, ok := c.DeltaSigma()
 		if !ok {
 			continue
 		}
-		n++
+		a.cells++
 		if c.Seeds < 2 {
-			single++
+			a.single++
 		}
-		switch a := math.Abs(d); {
-		case a <= 1:
-			within1++
-			within2++
-		case a <= 2:
-			within2++
+		switch abs := math.Abs(d); {
+		case abs <= 1:
+			a.within1++
+			a.within2++
+		case abs <= 2:
+			a.within2++
 		default:
 			ds, cfg := c.Labels()
-			beyond = append(beyond, fmt.Sprintf("%s %s (%+.2f)", ds, cfg, d))
+			a.beyond = append(a.beyond, fmt.Sprintf("%s %s (%+.2f)", ds, cfg, d))
 		}
 	}
-	if n == 0 {
-		return "**Agreement:** no cell has both a run of ours and the paper's number with its spread.\n"
-	}
-	var b strings.Builder
-	cells := "cells"
-	if n == 1 {
-		cells = "cell"
-	}
-	fmt.Fprintf(&b, "**Agreement:** of %d %s with a Δ/σ: %d within |Δ/σ| ≤ 1 of the paper, %d within 2", n, cells, within1, within2)
-	if single > 0 {
-		fmt.Fprintf(&b, " (%d of one seed, whose Δ/σ has only the paper's spread)", single)
-	}
-	if len(beyond) == 0 {
-		b.WriteString(", none beyond 2.\n")
-	} else {
-		fmt.Fprintf(&b, "; beyond 2: %s.\n", strings.Join(beyond, "; "))
-	}
-	return b.String()
+	return a
 }
 
 // GainsOverDeterministic renders as a Markdown table how far each recorded cell of recs lies from

@@ -166,7 +166,12 @@ func recordedRecordsIn(sub string, specs []models.RunSpec) ([]models.Record, err
 	if err != nil {
 		return nil, err
 	}
-	dir = filepath.Join(dir, sub)
+	return recordsUnder(filepath.Join(dir, sub), specs)
+}
+
+// recordsUnder reads the records of specs that exist under the results directory dir, in their
+// order.
+func recordsUnder(dir string, specs []models.RunSpec) ([]models.Record, error) {
 	var recs []models.Record
 	for _, s := range specs {
 		path, err := models.RecordFile(dir, s)

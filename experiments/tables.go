@@ -22,6 +22,8 @@ type PaperTable struct {
 	// Name is reproduce's table name ("table2", …) and Number the paper's table number.
 	Name   string
 	Number int
+	// Subject says in a few words what the table compares.
+	Subject string
 	// Datasets of the full table.
 	Datasets []string
 	// QuickDataset, QuickLayers and QuickConfigs select the quick subset: one dataset, one depth,
@@ -34,19 +36,19 @@ type PaperTable struct {
 // PaperTables are the tables that notebooks 06–08 reproduce. The quick subsets are chosen to
 // keep each notebook's quick run within a few minutes on two CPU cores.
 var PaperTables = []PaperTable{
-	{Name: "table2", Number: 2, Datasets: []string{"cora", "citeseer", "esol", "freesolv"},
+	{Name: "table2", Number: 2, Subject: "GCN: STAG, DropEdge and GDC", Datasets: []string{"cora", "citeseer", "esol", "freesolv"},
 		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"deterministic", "normal(1,0.8)", "de(0.2)", "gdc(0.2)"}},
-	{Name: "table3", Number: 3, Datasets: []string{"cora", "citeseer"},
+	{Name: "table3", Number: 3, Subject: "STAG-VI and BBGDC on citation graphs", Datasets: []string{"cora", "citeseer"},
 		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"vi:r", "bbgdc"}},
-	{Name: "table4", Number: 4, Datasets: []string{"esol", "freesolv"},
+	{Name: "table4", Number: 4, Subject: "STAG-VI on molecules", Datasets: []string{"esol", "freesolv"},
 		QuickDataset: "freesolv", QuickLayers: 2, QuickConfigs: []string{"vi:r"}},
-	{Name: "table5", Number: 5, Datasets: []string{"cora", "citeseer"},
+	{Name: "table5", Number: 5, Subject: "one noise draw for all layers", Datasets: []string{"cora", "citeseer"},
 		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"normal(1,0.8)"}},
-	{Name: "table6", Number: 6, Datasets: []string{"cora", "citeseer"},
+	{Name: "table6", Number: 6, Subject: "GraphSAGE", Datasets: []string{"cora", "citeseer"},
 		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"normal(1,0.8)"}},
-	{Name: "table7", Number: 7, Datasets: []string{"cora", "citeseer"},
+	{Name: "table7", Number: 7, Subject: "GIN", Datasets: []string{"cora", "citeseer"},
 		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"normal(1,0.8)"}},
-	{Name: "table8", Number: 8, Datasets: []string{"cora", "citeseer"},
+	{Name: "table8", Number: 8, Subject: "Bayes-by-Backprop", Datasets: []string{"cora", "citeseer"},
 		QuickDataset: "cora", QuickLayers: 2, QuickConfigs: []string{"bbb"}},
 }
 
@@ -57,11 +59,7 @@ func PaperTableByName(name string) (PaperTable, error) {
 			return t, nil
 		}
 	}
-	names := make([]string, len(PaperTables))
-	for i, t := range PaperTables {
-		names[i] = t.Name
-	}
-	return PaperTable{}, fmt.Errorf("experiments: unknown paper table %q (want one of %s)", name, strings.Join(names, ", "))
+	return PaperTable{}, fmt.Errorf("experiments: unknown paper table %q (want one of %s)", name, strings.Join(tableNames(), ", "))
 }
 
 // allSpecs is the table's whole grid (models' spec lists) for datasets.

@@ -9,6 +9,7 @@
 //	stag bench [flags]                                       training-step speed of STAG and baselines, one JSON line per method
 //	stag reproduce <table> [flags]                           train a paper table's grid, one JSON record per run (resumable)
 //	stag reproduce <item> [-quick] [-plots DIR] [-html FILE] compute Table 1, Figure 2, Theorem 1, Figure 3, Figure 4, Theorem 2, Table 9 or STAG-VI's learned noise live: Markdown tables, SVG plots
+//	stag reproduce coverage [-out DIR]                       how much of each table's full-protocol grid is recorded, on the CPU and on each GPU
 //
 // Datasets are found through the resolver of package datasets: $STAGNB_DATA, then the user
 // cache, then a download. Errors go to stderr and give a non-zero exit code.
@@ -36,6 +37,7 @@ commands:
   bench                                      time training steps and Monte-Carlo inference (JSON lines)
   reproduce <table2|3|4|5|6|7|8|figure5> [flags]  train a paper table's grid and record the results (resumable)
   reproduce <` + strings.Join(experiments.AnalysisItems, "|") + `> [-quick] [-plots DIR] [-html FILE]  compute a notebook's tables and plots live
+  reproduce coverage [-out DIR]              print how much of each table's full-protocol grid is recorded (Markdown)
 
 Run "stag <command> -h" (for reproduce, "stag reproduce <item> -h") for a command's flags.
 `

@@ -221,6 +221,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"reproduce", "-h"}, []string{"usage: stag reproduce <item>", "table2", "figure4", `"stag reproduce <item> -h"`}},
 		{[]string{"reproduce", "table2", "-h"}, []string{"usage: stag reproduce table2 [flags]", "-configs", "-seeds", "-dry-run", "-html"}},
 		{[]string{"reproduce", "figure4", "--help"}, []string{"usage: stag reproduce figure4 [flags]", "-quick", "-plots", "-html"}},
+		{[]string{"reproduce", "coverage", "-h"}, []string{"usage: stag reproduce coverage [flags]", "-out"}},
 	} {
 		code, out, errOut := stag(t, c.args...)
 		if code != 0 || out != "" {

@@ -21,7 +21,7 @@ import (
 )
 
 // reproducible lists the items reproduce takes.
-var reproducible = strings.Join(experiments.AnalysisItems, ", ") + ", table2, table3, table4, table5, table6, table7, table8 or figure5"
+var reproducible = strings.Join(experiments.AnalysisItems, ", ") + ", table2, table3, table4, table5, table6, table7, table8, figure5 or coverage"
 
 // runReproduce implements "stag reproduce <table> [flags]": it trains every (configuration, seed)
 // of a paper table that has no record yet and writes one JSON record per run under -out, then
@@ -38,6 +38,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	table := args[0]
 	if slices.Contains(experiments.AnalysisItems, table) {
 		return runAnalysis(table, args[1:], stdout, stderr)
+	}
+	if table == "coverage" {
+		return runCoverage(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -414,4 +417,26 @@ func runAnalysis(item string, args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	return writeFileAtomic(*htmlOut, []byte(html.String()))
+}
+
+// runCoverage implements "stag reproduce coverage [-out DIR]": it prints as Markdown how much of
+// each paper table's full-protocol grid is recorded under -out and its GPU folders
+// (experiments.Coverage), training nothing.
+func runCoverage(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("reproduce coverage", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = usageFunc(fs, "stag reproduce coverage [flags]\n\nPrints how many of each paper table's full-protocol runs are recorded under -out and under each GPU's folder in it, and how many of their cells lie within one and two σ of the paper. Trains nothing.")
+	out := fs.String("out", "results", "results directory")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError(fmt.Sprintf("reproduce coverage: unexpected arguments %q", fs.Args()))
+	}
+	t, err := experiments.Coverage(*out)
+	if err != nil {
+		return fmt.Errorf("reproduce coverage: -out %s: %w", *out, err)
+	}
+	_, err = io.WriteString(stdout, t.Markdown())
+	return err
 }

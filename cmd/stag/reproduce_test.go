@@ -197,6 +197,50 @@ func TestReproduceDryRun(t *testing.T) {
 	}
 }
 
+// TestReproduceCoverage counts the records of a results folder that holds one complete cell of
+// Table 6, two seeds of another, a GPU folder with one cell of Table 7 and quick records: each
+// table gets a row for the top folder, the GPU folder one for Table 7 only, quick/ none, and a
+// corrupt record is named.
+func TestReproduceCoverage(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "results")
+	copyCommittedRecords(t, out, filepath.Join("table6", "cora", "layers=2", "deterministic"))
+	copyCommittedRecords(t, out, filepath.Join("table6", "cora", "layers=2", "normal(1,0.8)"))
+	for _, seed := range []string{"seed=3.json", "seed=4.json", "seed=5.json"} {
+		if err := os.Remove(filepath.Join(out, "table6", "cora", "layers=2", "normal(1,0.8)", seed)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyCommittedRecords(t, filepath.Join(out, "h200"), filepath.Join("table7", "cora", "layers=2", "deterministic"))
+	copyCommittedRecords(t, filepath.Join(out, "quick"), filepath.Join("table2", "cora", "layers=2", "deterministic"))
+	var stdout, stderr bytes.Buffer
+	if err := runReproduce([]string{"coverage", "-out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("stag reproduce coverage: %v\n%s", err, stderr.String())
+	}
+	got := stdout.String()
+	t.Logf("\n%s", got)
+	for _, want := range []string{
+		"| Table 2 | GCN: STAG, DropEdge and GDC | results/ | 0 of 640 | 0 of 128 | 0 | — | — |\n",
+		"| Table 6 | GraphSAGE | results/ | 7 of 200 | 2 of 40 | 1 | 2 of 2 | 2 of 2 |\n",
+		"| Table 7 | GIN | results/ | 0 of 200 | 0 of 40 | 0 | — | — |\n",
+		"| Table 7 | GIN | results/h200/ | 5 of 200 | 1 of 40 | 1 | 1 of 1 | 1 of 1 |\n",
+		"| Figure 5 | accuracy against depth | results/ | 0 of 140 | 0 of 28 | 0 | — | — |\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(got, "quick") || strings.Contains(got, "| Table 6 | GraphSAGE | results/h200/") {
+		t.Errorf("a row for quick/, or for a table the GPU folder has no record of")
+	}
+	corrupt := filepath.Join(out, "h200", "table7", "cora", "layers=2", "deterministic", "seed=2.json")
+	if err := os.WriteFile(corrupt, []byte(`{"spec":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runReproduce([]string{"coverage", "-out", out}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), corrupt) {
+		t.Errorf("coverage over a corrupt record: error %v, want one naming %s", err, corrupt)
+	}
+}
+
 func TestFilterSpecs(t *testing.T) {
 	specs := models.Table8Specs([]string{"cora"}, false) // 3 configs × 5 seeds
 	for _, tc := range []struct {
