@@ -249,7 +249,7 @@ func (t *tally) add(m string, v float64) {
 func signedWithSigma(m string, v, s1, s2 float64, withSigma bool) string {
 	out := signed(m, v)
 	if sigma := math.Hypot(s1, s2); withSigma && sigma > 0 {
-		out += fmt.Sprintf(" (%+.2fσ)", v/sigma)
+		out += " (" + strings.Replace(fmt.Sprintf("%+.2f", v/sigma), "-", "−", 1) + "σ)" // the minus sign of signed
 	}
 	return out
 }

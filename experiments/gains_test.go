@@ -81,10 +81,10 @@ func TestGainsOverControl(t *testing.T) {
 		rec("deterministic(table2)", 1, 1.2), rec("vi:re", 1, 1.0)}
 	got := GainsOverDeterministic("", recs)
 	for _, want := range []string{
-		"| FreeSolv | STAG_VI(R) | — | −0.2500 (-2.24σ) | 2 |",
+		"| FreeSolv | STAG_VI(R) | — | −0.2500 (−2.24σ) | 2 |",
 		"—: the paper prints no number",
 		"| FreeSolv | Table 2's Deterministic model (not in the paper), 2 layers | — | +0.1000 (+1.00σ) | 1 |",
-		`| FreeSolv | STAG_VI(R^\|E\|) | — | −0.1000 (-1.00σ) | 1 |`, // the label's pipes escaped, not read as cell borders
+		`| FreeSolv | STAG_VI(R^\|E\|) | — | −0.1000 (−1.00σ) | 1 |`, // the label's pipes escaped, not read as cell borders
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("GainsOverDeterministic lacks %q:\n%s", want, got)
@@ -123,8 +123,8 @@ func TestTableDifferences(t *testing.T) {
 	for _, want := range []string{
 		"### Shared against per layer\n",
 		"| dataset | config | paper: Table 5 − Table 2 | ours: Table 5 − Table 2 | seeds |",
-		"| Cora | Normal(1, 0.8), 2 layers | +0.34 (+0.51σ) | −1.00 (-1.41σ) | 2 / 2 |",
-		"| Cora | Uniform(0.2, 1.8), 2 layers | −0.12 (-0.20σ) | +0.50 (+1.00σ) | 2 / 2 |",
+		"| Cora | Normal(1, 0.8), 2 layers | +0.34 (+0.51σ) | −1.00 (−1.41σ) | 2 / 2 |",
+		"| Cora | Uniform(0.2, 1.8), 2 layers | −0.12 (−0.20σ) | +0.50 (+1.00σ) | 2 / 2 |",
 		"| Cora | Normal(1, 0.2), 2 layers | +3.68 (+6.87σ) | +1.00 | 1 / 1 |",
 		"- Cora, rows compared: 3. Table 5 does better than Table 2 in 2 of them in the paper and worse in 1; in ours better in 2 and worse in 1.\n",
 		"Table 2, Cora, Normal(1, 0.2), 2 layers: Cora 2 layers and 4 layers print the same 76.36 ± 0.53",
