@@ -86,9 +86,6 @@ func RecordedCoverage() (figures.Table, error) {
 	return Coverage(dir)
 }
 
-// cellOf is the cell of a run.
-func cellOf(s models.RunSpec) cellKey { return cellKey{s.Table, s.Dataset, s.Config, s.Layers} }
-
 // deviceFolders lists, sorted, the folders right under dir that hold a paper table's records
 // (a GPU's, e.g. "h200"); quick/, which holds quick runs, is not one.
 func deviceFolders(dir string) ([]string, error) {
@@ -96,12 +93,13 @@ func deviceFolders(dir string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("experiments.Coverage: %w", err)
 	}
+	items := append(tableNames(), "figure5")
 	var names []string
 	for _, e := range entries {
 		if !e.IsDir() || e.Name() == "quick" {
 			continue
 		}
-		for _, item := range append(tableNames(), "figure5") {
+		for _, item := range items {
 			if st, err := os.Stat(filepath.Join(dir, e.Name(), item)); err == nil && st.IsDir() {
 				names = append(names, e.Name())
 				break

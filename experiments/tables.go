@@ -161,6 +161,9 @@ type cellKey struct {
 	layers                 int
 }
 
+// cellOf is the cell of a run.
+func cellOf(s models.RunSpec) cellKey { return cellKey{s.Table, s.Dataset, s.Config, s.Layers} }
+
 // comparisons is Comparisons with each comparison's cell.
 func comparisons(recs []models.Record) ([]paper.Comparison, []cellKey) {
 	var order []cellKey
@@ -173,7 +176,7 @@ func comparisons(recs []models.Record) ([]paper.Comparison, []cellKey) {
 		if !ok {
 			continue
 		}
-		k := cellKey{r.Spec.Table, r.Spec.Dataset, r.Spec.Config, r.Spec.Layers}
+		k := cellOf(r.Spec)
 		if _, seen := values[k]; !seen {
 			order = append(order, k)
 		}
