@@ -67,6 +67,13 @@ func TestGainsOverDeterministic(t *testing.T) {
 	if strings.Contains(got, "—") {
 		t.Errorf("every row of Table 2 has the paper's numbers, yet a paper difference is missing:\n%s", got)
 	}
+	// A Table 2 row the paper lacks: the footnote says why "—", without Table 4's control.
+	offGrid := models.Record{Spec: models.RunSpec{Table: "table2", Dataset: "cora", Config: "normal(1,0.3)", Layers: 2, Seed: 1},
+		Result: &models.NodeResult{TestAcc: 0.8}}
+	got = GainsOverDeterministic("", append(gainRecords(), offGrid))
+	if !strings.Contains(got, "—: the paper prints no number for the row or for its Deterministic row.") || strings.Contains(got, "Table 4") {
+		t.Errorf("a Table 2 row without the paper's number: the footnote should say why \"—\" and not name Table 4:\n%s", got)
+	}
 }
 
 // TestGainsOverControl checks the Deterministic row that the paper lacks: Table 4's control, the
@@ -82,7 +89,7 @@ func TestGainsOverControl(t *testing.T) {
 	got := GainsOverDeterministic("", recs)
 	for _, want := range []string{
 		"| FreeSolv | STAG_VI(R) | — | −0.2500 (−2.24σ) | 2 |",
-		"—: the paper prints no number",
+		"—: the paper prints no number for the row or for its Deterministic row (Table 4 has no Deterministic row; ours is a control",
 		"| FreeSolv | Table 2's Deterministic model (not in the paper), 2 layers | — | +0.1000 (+1.00σ) | 1 |",
 		`| FreeSolv | STAG_VI(R^\|E\|) | — | −0.1000 (−1.00σ) | 1 |`, // the label's pipes escaped, not read as cell borders
 	} {
