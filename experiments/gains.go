@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/stagnb/stagnb/models"
 	"github.com/stagnb/stagnb/models/paper"
+	"github.com/stagnb/stagnb/stagnb/figures/table"
 )
 
 // Agreement summarises the paper-vs-ours table of recs in one Markdown paragraph: how many cells
@@ -90,11 +92,9 @@ func GainsOverDeterministic(title string, recs []models.Record) string {
 			det[group{k.table, k.dataset, k.layers}] = c
 		}
 	}
-	var b strings.Builder
-	if title != "" {
-		fmt.Fprintf(&b, "### %s\n\n", title)
-	}
-	rows := 0
+	t := table.Table{Title: title,
+		Header: []string{"dataset", "config", "paper − paper's Deterministic", "ours − our Deterministic", "seeds"},
+		Right:  []bool{false, false, true, true, true}}
 	var paperless []string // the tables with a row whose paper difference is "—"
 	for i, c := range cs {
 		k := keys[i]
@@ -102,11 +102,6 @@ func GainsOverDeterministic(title string, recs []models.Record) string {
 		if c.Seeds == 0 || k.config == "deterministic" || !ok {
 			continue
 		}
-		if rows == 0 {
-			b.WriteString("| dataset | config | paper − paper's Deterministic | ours − our Deterministic | seeds |\n")
-			b.WriteString("| :-- | :-- | --: | --: | --: |\n")
-		}
-		rows++
 		m := c.Metric
 		ds, cfg := c.Labels()
 		paperDiff := "—"
@@ -115,25 +110,32 @@ func GainsOverDeterministic(title string, recs []models.Record) string {
 		} else if !slices.Contains(paperless, k.table) {
 			paperless = append(paperless, k.table)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", paper.MarkdownText(ds), paper.MarkdownText(cfg), paperDiff,
-			signedWithSigma(m, c.OursMean-d.OursMean, c.OursStd, d.OursStd, true), c.Seeds)
+		t.Rows = append(t.Rows, []string{ds, cfg, paperDiff, signedWithSigma(m, c.OursMean-d.OursMean, c.OursStd, d.OursStd, true), strconv.Itoa(c.Seeds)})
 	}
-	if rows == 0 {
-		b.WriteString("No row to compare: none but Deterministic rows, or none with a recorded Deterministic row of its dataset and depth.\n")
-		return b.String()
+	if len(t.Rows) == 0 {
+		return heading(title) + "No row to compare: none but Deterministic rows, or none with a recorded Deterministic row of its dataset and depth.\n"
 	}
-	b.WriteString("\nAccuracy in points, higher is better; RMSE lower is better (a negative difference is a gain). " +
+	note := "Accuracy in points, higher is better; RMSE lower is better (a negative difference is a gain). " +
 		"Each difference is between two means over seeds; in brackets, the difference over the combined spread √(σ₁² + σ₂²) " +
-		"of the two rows, so that a gain within about one σ is within the run-to-run spread.")
+		"of the two rows, so that a gain within about one σ is within the run-to-run spread."
 	if len(paperless) > 0 {
-		b.WriteString(" —: the paper prints no number for the row or for its Deterministic row")
+		note += " —: the paper prints no number for the row or for its Deterministic row"
 		if slices.Contains(paperless, "table4") {
-			b.WriteString(" (Table 4 has no Deterministic row; ours is a control, the same model and protocol without noise)")
+			note += " (Table 4 has no Deterministic row; ours is a control, the same model and protocol without noise)"
 		}
-		b.WriteString(".")
+		note += "."
 	}
-	b.WriteString("\n")
-	return b.String()
+	t.Footnotes = []string{note}
+	return t.Markdown()
+}
+
+// heading is a table's "### " heading for Markdown text written without its table, or "" for an
+// empty title.
+func heading(title string) string {
+	if s := table.MarkdownText(title); s != "" {
+		return "### " + s + "\n\n"
+	}
+	return ""
 }
 
 // signed formats a difference of metric m with its sign, at the precision of m's numbers.
@@ -175,10 +177,7 @@ func TableDifferences(title string, recs, base []models.Record) string {
 	}
 	var datasets []string
 	tallies := map[string]*rowTally{}
-	var b strings.Builder
-	if title != "" {
-		fmt.Fprintf(&b, "### %s\n\n", title)
-	}
+	t := table.Table{Title: title, Right: []bool{false, false, true, true, true}}
 	var tableNumber, baseNumber int
 	var notes []string
 	for _, c := range Comparisons(recs) {
@@ -188,40 +187,39 @@ func TableDifferences(title string, recs, base []models.Record) string {
 		}
 		if tableNumber == 0 {
 			tableNumber, baseNumber = c.Paper.Table, d.Paper.Table
-			fmt.Fprintf(&b, "| dataset | config | paper: Table %d − Table %d | ours: Table %d − Table %d | seeds |\n",
-				tableNumber, baseNumber, tableNumber, baseNumber)
-			b.WriteString("| :-- | :-- | --: | --: | --: |\n")
+			t.Header = []string{"dataset", "config", fmt.Sprintf("paper: Table %d − Table %d", tableNumber, baseNumber),
+				fmt.Sprintf("ours: Table %d − Table %d", tableNumber, baseNumber), "seeds"}
 		}
 		m := c.Paper.Metric
 		paperDiff, oursDiff := c.Paper.Mean-d.Paper.Mean, c.OursMean-d.OursMean
 		ds, cfg := d.Labels() // the base table's labels: Table 5 prints "Unifrom" (sic)
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d |\n", paper.MarkdownText(ds), paper.MarkdownText(cfg),
+		t.Rows = append(t.Rows, []string{ds, cfg,
 			signedWithSigma(m, paperDiff, c.Paper.Std, d.Paper.Std, c.Paper.HasStd && d.Paper.HasStd),
-			signedWithSigma(m, oursDiff, c.OursStd, d.OursStd, true), c.Seeds, d.Seeds)
+			signedWithSigma(m, oursDiff, c.OursStd, d.OursStd, true), fmt.Sprintf("%d / %d", c.Seeds, d.Seeds)})
 		for _, e := range []paper.Entry{c.Paper, d.Paper} {
 			if e.Note != "" {
 				notes = append(notes, fmt.Sprintf("Table %d, %s, %s: %s", e.Table, ds, cfg, e.Note))
 			}
 		}
-		t := tallies[ds]
-		if t == nil {
-			t = &rowTally{}
-			tallies[ds] = t
+		n := tallies[ds]
+		if n == nil {
+			n = &rowTally{}
+			tallies[ds] = n
 			datasets = append(datasets, ds)
 		}
-		t.rows++
-		t.paper.add(m, paperDiff)
-		t.ours.add(m, oursDiff)
+		n.rows++
+		n.paper.add(m, paperDiff)
+		n.ours.add(m, oursDiff)
 	}
 	if tableNumber == 0 {
-		b.WriteString("No row to compare: no recorded cell with a paper number has a recorded cell of the same dataset, depth and row in the other table.\n")
-		return b.String()
+		return heading(title) + "No row to compare: no recorded cell with a paper number has a recorded cell of the same dataset, depth and row in the other table.\n"
 	}
-	b.WriteString("\n")
+	var b strings.Builder
+	b.WriteString(t.Markdown() + "\n")
 	for _, ds := range datasets {
-		t := tallies[ds]
+		n := tallies[ds]
 		fmt.Fprintf(&b, "- %s, rows compared: %d. Table %d does better than Table %d in %d of them in the paper and worse in %d; in ours better in %d and worse in %d.\n",
-			ds, t.rows, tableNumber, baseNumber, t.paper.better, t.paper.worse, t.ours.better, t.ours.worse)
+			table.MarkdownText(ds), n.rows, tableNumber, baseNumber, n.paper.better, n.paper.worse, n.ours.better, n.ours.worse)
 	}
 	b.WriteString("\nAccuracy in points, higher is better; RMSE lower is better. Each difference is between two means over seeds; " +
 		"in brackets, the difference over the combined spread √(σ₁² + σ₂²) of the two cells. Seeds: this table's / the other's.\n")
@@ -258,12 +256,13 @@ func signedWithSigma(m string, v, s1, s2 float64, withSigma bool) string {
 	return out
 }
 
-// PaperTableDifferences renders as a Markdown table, from the paper's numbers alone, how its table
-// number compares with its table base cell by cell (same dataset, depth and row): per dataset and
-// depth, how many rows both print, in how many table does better than base (accuracy higher,
-// RMSE lower) and in how many worse, and the median difference. It checks a sentence of the paper
-// against its own tables: B.1 says Table 5 does better than Table 2 on Citeseer and worse on Cora.
-func PaperTableDifferences(table, base int) string {
+// PaperTableDifferences renders as a Markdown table, from the paper's numbers alone, how its
+// Table number compares with its Table base cell by cell (same dataset, depth and row): per
+// dataset and depth, how many rows both print, in how many Table number does better than base
+// (accuracy higher, RMSE lower) and in how many worse, and the median difference. It checks a
+// sentence of the paper against its own tables: B.1 says Table 5 does better than Table 2 on
+// Citeseer and worse on Cora.
+func PaperTableDifferences(number, base int) string {
 	type cell struct{ dataset, row, column string }
 	type group struct{ dataset, column string }
 	baseEntries := map[cell]paper.Entry{}
@@ -274,7 +273,7 @@ func PaperTableDifferences(table, base int) string {
 	diffs := map[group][]float64{}
 	labels := map[group][2]string{}
 	metrics := map[group]string{}
-	for _, e := range paper.Table(table) {
+	for _, e := range paper.Table(number) {
 		d, ok := baseEntries[cell{e.Dataset, e.Row, e.Column}]
 		if !ok || d.Metric != e.Metric {
 			continue
@@ -288,24 +287,24 @@ func PaperTableDifferences(table, base int) string {
 		}
 		diffs[g] = append(diffs[g], e.Mean-d.Mean)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "### The paper's Table %d against its Table %d, row by row\n\n", table, base)
+	title := fmt.Sprintf("The paper's Table %d against its Table %d, row by row", number, base)
 	if len(order) == 0 {
-		fmt.Fprintf(&b, "No row to compare: the paper's Tables %d and %d share no cell.\n", table, base)
-		return b.String()
+		return heading(title) + fmt.Sprintf("No row to compare: the paper's Tables %d and %d share no cell.\n", number, base)
 	}
-	fmt.Fprintf(&b, "| dataset | column | rows | Table %d better | Table %d worse | median difference |\n", table, table)
-	b.WriteString("| :-- | :-- | --: | --: | --: | --: |\n")
+	t := table.Table{Title: title,
+		Header: []string{"dataset", "column", "rows", fmt.Sprintf("Table %d better", number), fmt.Sprintf("Table %d worse", number), "median difference"},
+		Right:  []bool{false, false, true, true, true, true},
+		Footnotes: []string{fmt.Sprintf("Each difference is the paper's Table %d mean minus its Table %d mean for the same row; "+
+			"accuracy in points, higher is better; RMSE lower is better.", number, base)}}
 	for _, g := range order {
 		ds := diffs[g]
-		var t tally
+		var n tally
 		for _, d := range ds {
-			t.add(metrics[g], d)
+			n.add(metrics[g], d)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s |\n", labels[g][0], labels[g][1], len(ds), t.better, t.worse, signed(metrics[g], median(ds)))
+		t.Rows = append(t.Rows, []string{labels[g][0], labels[g][1], strconv.Itoa(len(ds)), strconv.Itoa(n.better), strconv.Itoa(n.worse), signed(metrics[g], median(ds))})
 	}
-	fmt.Fprintf(&b, "\nEach difference is the paper's Table %d mean minus its Table %d mean for the same row; accuracy in points, higher is better; RMSE lower is better.\n", table, base)
-	return b.String()
+	return t.Markdown()
 }
 
 // median returns the median of xs (the mean of the middle two for an even count); xs is not changed.

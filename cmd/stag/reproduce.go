@@ -143,12 +143,11 @@ func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir
 		recs = append(recs, rec)
 	}
 	title := "Paper vs ours: " + table
-	comparisons := experiments.Comparisons(recs)
-	var md strings.Builder
-	if err := paper.WriteMarkdown(&md, title, comparisons); err != nil {
+	t, err := paper.ComparisonTable(title, experiments.Comparisons(recs))
+	if err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(stdout, "\n%s\n%s", md.String(), experiments.Agreement(recs)); err != nil {
+	if _, err := fmt.Fprintf(stdout, "\n%s\n%s", t.Markdown(), experiments.Agreement(recs)); err != nil {
 		return err
 	}
 	if slices.ContainsFunc(recs, func(r models.Record) bool { return r.Spec.Config == "deterministic" }) {
@@ -162,11 +161,7 @@ func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir
 		}
 	}
 	if htmlPath != "" {
-		var html strings.Builder
-		if err := paper.WriteHTML(&html, title, comparisons); err != nil {
-			return err
-		}
-		if err := writeFileAtomic(htmlPath, []byte(html.String())); err != nil {
+		if err := writeFileAtomic(htmlPath, []byte(t.HTML())); err != nil {
 			return err
 		}
 	}

@@ -59,9 +59,9 @@
 // # Paper-vs-ours tables
 //
 // A Comparison pairs a paper Entry with our mean, standard deviation and number of seeds.
-// WriteMarkdown and WriteHTML render rows with the columns dataset, config, paper (mean ± std),
-// ours (mean ± std), seeds, Δ/σ, an optional backend column and a mode column that marks quick
-// rows; a table with a quick row gets the footnote "quick CPU settings — not comparable to the
+// ComparisonTable lays rows out as a table (WriteMarkdown writes it as Markdown; its HTML method
+// renders HTML) with the columns dataset, config, paper (mean ± std), ours (mean ± std), seeds,
+// Δ/σ, an optional backend column and a mode column that marks quick rows; a table with a quick row gets the footnote "quick CPU settings — not comparable to the
 // paper". Numbers are formatted like the paper by metric: accuracy with 2 decimals, RMSE with 4.
 //
 // Δ/σ is the difference in units of the combined run-to-run spread,

@@ -2,12 +2,13 @@ package paper
 
 import (
 	"fmt"
-	"html"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/stagnb/stagnb/stagnb/figures/table"
 )
 
 // QuickFootnote is the footnote a rendered table carries when any of its rows is quick.
@@ -123,184 +124,85 @@ func DatasetName(key string) string {
 	return key
 }
 
-// cells is one rendered row, as plain (unescaped) text.
-type cells struct {
-	dataset, config, paper, ours, seeds, delta, backend, mode string
-}
-
-// rendered is a whole table as plain text, shared by the Markdown and HTML writers.
-type rendered struct {
-	rows       []cells
-	hasBackend bool
-	footnotes  []string
-}
-
-// render checks the rows and formats every cell and footnote.
-func render(rows []Comparison) (rendered, error) {
-	var out rendered
+// ComparisonTable returns rows as a table (package table renders it as Markdown or HTML): the
+// title, the columns dataset, config, paper (mean ± std), ours (mean ± std), seeds, Δ/σ,
+// backend (only when a row sets Backend) and mode ("quick" for quick rows), the numbers
+// right-aligned, then footnotes: the Δ/σ definition, the paper tables the rows cite, and, when any
+// row is quick, QuickFootnote. Numbers are formatted per metric (FormatValue). It returns an
+// error when a row has no known metric or a negative seed count.
+func ComparisonTable(title string, rows []Comparison) (table.Table, error) {
+	hasBackend := slices.ContainsFunc(rows, func(c Comparison) bool { return c.Backend != "" })
+	t := table.Table{Title: title,
+		Header: []string{"dataset", "config", "paper (mean ± std)", "ours (mean ± std)", "seeds", "Δ/σ"},
+		Right:  []bool{false, false, true, true, true, true}}
+	if hasBackend {
+		t.Header = append(t.Header, "backend")
+	}
+	t.Header = append(t.Header, "mode")
 	var tables []Entry
 	anyQuick := false
 	for i, c := range rows {
 		m, err := c.metric()
 		if err != nil {
-			return rendered{}, fmt.Errorf("paper: comparison row %d (%s %s): %w", i, c.Dataset, c.Config, err)
+			return table.Table{}, fmt.Errorf("paper: comparison row %d (%s %s): %w", i, c.Dataset, c.Config, err)
 		}
 		if c.Seeds < 0 {
-			return rendered{}, fmt.Errorf("paper: comparison row %d (%s %s): negative seeds %d", i, c.Dataset, c.Config, c.Seeds)
+			return table.Table{}, fmt.Errorf("paper: comparison row %d (%s %s): negative seeds %d", i, c.Dataset, c.Config, c.Seeds)
 		}
-		r := cells{dataset: c.Dataset, config: c.Config, paper: missing, ours: missing,
-			seeds: strconv.Itoa(c.Seeds), delta: missing, backend: c.Backend}
-		r.dataset, r.config = c.Labels()
+		dataset, config := c.Labels()
+		paperCell, ours, delta, mode := missing, missing, missing, ""
 		if c.HavePaper {
-			r.paper = c.Paper.Format()
+			paperCell = c.Paper.Format()
 			if !slices.ContainsFunc(tables, func(e Entry) bool { return e.Table == c.Paper.Table }) {
 				tables = append(tables, c.Paper)
 			}
 		}
 		switch {
 		case c.Seeds == 1:
-			r.ours = FormatValue(m, c.OursMean)
+			ours = FormatValue(m, c.OursMean)
 		case c.Seeds > 1:
-			r.ours = FormatMeanStd(m, c.OursMean, c.OursStd, true)
+			ours = FormatMeanStd(m, c.OursMean, c.OursStd, true)
 		}
 		if d, ok := c.DeltaSigma(); ok {
-			r.delta = strconv.FormatFloat(d, 'f', 2, 64)
+			delta = strconv.FormatFloat(d, 'f', 2, 64)
 			if d >= 0 {
-				r.delta = "+" + r.delta
+				delta = "+" + delta
 			}
 		}
 		if c.Quick {
-			r.mode = "quick"
+			mode = "quick"
 			anyQuick = true
 		}
-		out.hasBackend = out.hasBackend || c.Backend != ""
-		out.rows = append(out.rows, r)
+		row := []string{dataset, config, paperCell, ours, strconv.Itoa(c.Seeds), delta}
+		if hasBackend {
+			row = append(row, c.Backend)
+		}
+		t.Rows = append(t.Rows, append(row, mode))
 	}
-	out.footnotes = append(out.footnotes, DeltaSigmaDefinition)
+	t.Footnotes = append(t.Footnotes, DeltaSigmaDefinition)
 	if len(tables) > 0 {
 		slices.SortFunc(tables, func(a, b Entry) int { return a.Table - b.Table })
 		refs := make([]string, len(tables))
 		for i, e := range tables {
 			refs[i] = fmt.Sprintf("Table %d (%s)", e.Table, e.Label)
 		}
-		out.footnotes = append(out.footnotes, "Paper: Wang & Karaletsos (ICML 2021), "+strings.Join(refs, ", ")+".")
+		t.Footnotes = append(t.Footnotes, "Paper: Wang & Karaletsos (ICML 2021), "+strings.Join(refs, ", ")+".")
 	}
 	if anyQuick {
-		out.footnotes = append(out.footnotes, "quick: "+QuickFootnote+".")
+		t.Footnotes = append(t.Footnotes, "quick: "+QuickFootnote+".")
 	}
-	return out, nil
+	return t, nil
 }
 
-// header returns the column headers.
-func (r rendered) header() []string {
-	h := []string{"dataset", "config", "paper (mean ± std)", "ours (mean ± std)", "seeds", "Δ/σ"}
-	if r.hasBackend {
-		h = append(h, "backend")
-	}
-	return append(h, "mode")
-}
-
-// fields returns a row's cells in header order.
-func (r rendered) fields(c cells) []string {
-	f := []string{c.dataset, c.config, c.paper, c.ours, c.seeds, c.delta}
-	if r.hasBackend {
-		f = append(f, c.backend)
-	}
-	return append(f, c.mode)
-}
-
-// numeric reports whether column i holds numbers (paper, ours, seeds, Δ/σ), which are right-aligned.
-func numeric(i int) bool { return i >= 2 && i <= 5 }
-
-// oneLine collapses line breaks and runs of white space so a text fits in one cell or heading.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// MarkdownText escapes a text for one line of Markdown: a table cell, the heading or a footnote.
-// Backslashes and pipes are escaped, and angle brackets become entities so that no text turns
-// into raw HTML.
-func MarkdownText(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;").Replace(oneLine(s))
-}
-
-// WriteMarkdown writes rows as a GitHub-flavoured Markdown table: a "### title" heading (omitted
-// when title is empty), the columns dataset, config, paper (mean ± std), ours (mean ± std),
-// seeds, Δ/σ, backend (only when a row sets Backend) and mode ("quick" for quick rows), then
-// footnotes: the Δ/σ definition, the paper tables the rows cite, and, when any row is quick,
-// QuickFootnote. Numbers are formatted per metric (FormatValue). It returns an error, and writes
-// nothing, when a row has no known metric or a negative seed count.
+// WriteMarkdown writes ComparisonTable(title, rows) as a GitHub-flavoured Markdown table, the title
+// as a "### " heading (omitted when empty) and the footnotes as paragraphs after it. It returns
+// ComparisonTable's error, and writes nothing, when a row has no known metric or a negative seed
+// count.
 func WriteMarkdown(w io.Writer, title string, rows []Comparison) error {
-	r, err := render(rows)
+	t, err := ComparisonTable(title, rows)
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
-	if t := MarkdownText(title); t != "" {
-		b.WriteString("### " + t + "\n\n")
-	}
-	h := r.header()
-	line := func(f []string) {
-		b.WriteString("| " + strings.Join(f, " | ") + " |\n")
-	}
-	line(h)
-	align := make([]string, len(h))
-	for i := range h {
-		align[i] = ":--"
-		if numeric(i) {
-			align[i] = "--:"
-		}
-	}
-	line(align)
-	for _, c := range r.rows {
-		f := r.fields(c)
-		for i := range f {
-			f[i] = MarkdownText(f[i])
-		}
-		line(f)
-	}
-	for _, n := range r.footnotes {
-		b.WriteString("\n" + MarkdownText(n) + "\n")
-	}
-	_, err = io.WriteString(w, b.String())
-	return err
-}
-
-// WriteHTML writes the same table as WriteMarkdown as an HTML fragment: a <table> with the title
-// as <caption> (omitted when empty), numeric cells right-aligned, followed by one
-// <p class="footnote"> per footnote. Every text is escaped with html.EscapeString.
-func WriteHTML(w io.Writer, title string, rows []Comparison) error {
-	r, err := render(rows)
-	if err != nil {
-		return err
-	}
-	var b strings.Builder
-	b.WriteString("<table class=\"paper-vs-ours\">\n")
-	if t := oneLine(title); t != "" {
-		b.WriteString("<caption>" + html.EscapeString(t) + "</caption>\n")
-	}
-	h := r.header()
-	b.WriteString("<thead><tr>")
-	for _, s := range h {
-		b.WriteString("<th>" + html.EscapeString(s) + "</th>")
-	}
-	b.WriteString("</tr></thead>\n<tbody>\n")
-	for _, c := range r.rows {
-		b.WriteString("<tr>")
-		for i, s := range r.fields(c) {
-			if numeric(i) {
-				b.WriteString(`<td style="text-align:right">`)
-			} else {
-				b.WriteString("<td>")
-			}
-			b.WriteString(html.EscapeString(oneLine(s)) + "</td>")
-		}
-		b.WriteString("</tr>\n")
-	}
-	b.WriteString("</tbody>\n</table>\n")
-	for _, n := range r.footnotes {
-		b.WriteString(`<p class="footnote">` + html.EscapeString(n) + "</p>\n")
-	}
-	_, err = io.WriteString(w, b.String())
+	_, err = io.WriteString(w, t.Markdown())
 	return err
 }

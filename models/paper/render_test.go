@@ -119,10 +119,20 @@ quick: quick CPU settings — not comparable to the paper.
 	}
 }
 
-func TestWriteHTML(t *testing.T) {
-	const want = `<table class="paper-vs-ours">
+// writeHTML writes ComparisonTable(title, rows) as HTML, or nothing on its error.
+func writeHTML(b *strings.Builder, title string, rows []Comparison) error {
+	t, err := ComparisonTable(title, rows)
+	if err != nil {
+		return err
+	}
+	b.WriteString(t.HTML())
+	return nil
+}
+
+func TestComparisonTableHTML(t *testing.T) {
+	const want = `<table>
 <caption>Table 2 and 3, paper vs ours</caption>
-<thead><tr><th>dataset</th><th>config</th><th>paper (mean ± std)</th><th>ours (mean ± std)</th><th>seeds</th><th>Δ/σ</th><th>mode</th></tr></thead>
+<thead><tr><th>dataset</th><th>config</th><th style="text-align:right">paper (mean ± std)</th><th style="text-align:right">ours (mean ± std)</th><th style="text-align:right">seeds</th><th style="text-align:right">Δ/σ</th><th>mode</th></tr></thead>
 <tbody>
 <tr><td>Cora</td><td>Deterministic, 2 layers</td><td style="text-align:right">79.34 ± 0.22</td><td style="text-align:right">79.10 ± 0.30</td><td style="text-align:right">5</td><td style="text-align:right">-0.65</td><td></td></tr>
 <tr><td>FreeSolv</td><td>Uniform(0.8, 1.2), 4 layers</td><td style="text-align:right">1.1317 ± 0.0435</td><td style="text-align:right">1.2500 ± 0.0500</td><td style="text-align:right">3</td><td style="text-align:right">+1.79</td><td>quick</td></tr>
@@ -135,7 +145,7 @@ func TestWriteHTML(t *testing.T) {
 <p class="footnote">quick: quick CPU settings — not comparable to the paper.</p>
 `
 	var b strings.Builder
-	if err := WriteHTML(&b, "Table 2 and 3, paper vs ours", goldenRows(t)); err != nil {
+	if err := writeHTML(&b, "Table 2 and 3, paper vs ours", goldenRows(t)); err != nil {
 		t.Fatal(err)
 	}
 	if got := b.String(); got != want {
@@ -151,7 +161,7 @@ func TestWriteOptionalParts(t *testing.T) {
 	if err := WriteMarkdown(&md, "", rows); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteHTML(&h, " \n", rows); err != nil {
+	if err := writeHTML(&h, " \n", rows); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -186,7 +196,7 @@ func TestWriteEscapes(t *testing.T) {
 	if err := WriteMarkdown(&md, "T <b>", rows); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteHTML(&h, "T <b>", rows); err != nil {
+	if err := writeHTML(&h, "T <b>", rows); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -223,7 +233,7 @@ func TestWriteErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, write := range []func(*strings.Builder) error{
 				func(b *strings.Builder) error { return WriteMarkdown(b, "t", []Comparison{tc.row}) },
-				func(b *strings.Builder) error { return WriteHTML(b, "t", []Comparison{tc.row}) },
+				func(b *strings.Builder) error { return writeHTML(b, "t", []Comparison{tc.row}) },
 			} {
 				var b strings.Builder
 				err := write(&b)
