@@ -64,7 +64,8 @@ root, one device call (at most 10 minutes) per line; scripts/gpu-run.sh says wha
   bash scripts/gpu-run.sh check                    # backend and device, core tests, a quick Cora training
   bash scripts/gpu-run.sh bench                    # every method beside the PyTorch Geometric peer
   bash scripts/gpu-run.sh xla-flags                # compile and step times under XLA_FLAGS settings
-  bash scripts/gpu-run.sh tables table2 table7 table6   # the reproduce stage of each table in turn (below), for
+  bash scripts/gpu-run.sh tables table2 table3 table4 table7 table6
+                                                   # the reproduce stage of each table in turn (below), for
                                                    # the call's time (STAGNB_CALL_SECONDS, default 570)
   bash scripts/gpu-run.sh reproduce table2 -datasets cora,citeseer,esol,freesolv -jobs 8   # exit 75: repeat,
       # copying $OUT/results.tar.gz (all the records so far) to .data/gpu-results.tar.gz here between calls, so
