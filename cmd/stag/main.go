@@ -12,7 +12,8 @@
 //	stag reproduce coverage [-out DIR]                       how much of each table's full-protocol grid is recorded, on the CPU and on each GPU
 //
 // Datasets are found through the resolver of package datasets: $STAGNB_DATA, then the user
-// cache, then a download. Errors go to stderr and give a non-zero exit code.
+// cache, then a download. Errors go to stderr and give exit code 1; a command-line mistake gives 2,
+// with the usage of the command it concerns (stag <command> -h prints it in full).
 package main
 
 import (
@@ -22,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/stagnb/stagnb/experiments"
@@ -73,30 +75,59 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0 // -h: the command's usage is printed
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "stag: %v\n", err)
-		if _, ok := err.(usageError); ok {
-			fmt.Fprint(stderr, usage)
-			return 2
-		}
+	var fe flagError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &fe):
+		return 2 // the flag package has printed the mistake and the command's usage
+	}
+	fmt.Fprintf(stderr, "stag: %v\n", err)
+	if _, ok := err.(usageError); !ok {
 		return 1
 	}
-	return 0
+	if cmd := commandOf(args); cmd != "" {
+		fmt.Fprintf(stderr, "Run \"stag %s -h\" for its usage.\n", cmd)
+	} else {
+		fmt.Fprint(stderr, usage)
+	}
+	return 2
 }
 
-// usageError is a command-line mistake: it is reported with the usage text and exit code 2.
+// commandOf returns the known command that args name, with its item where it has one ("data
+// stats", "reproduce table3"), or "" for an unknown command.
+func commandOf(args []string) string {
+	switch {
+	case args[0] == "data" && len(args) > 1 && args[1] == "stats",
+		args[0] == "reproduce" && len(args) > 1 && isReproducible(args[1]):
+		return args[0] + " " + args[1]
+	case slices.Contains([]string{"data", "backend", "featurize", "bench", "reproduce"}, args[0]):
+		return args[0]
+	}
+	return ""
+}
+
+// usageError is a command-line mistake: it is reported with exit code 2 and a pointer to the
+// command's usage (the list of commands for an unknown one).
 type usageError string
 
 func (e usageError) Error() string { return string(e) }
 
+// flagError is a mistake that the flag package found and has already reported, with the command's
+// usage: run exits with code 2 without a word more.
+type flagError struct{ err error }
+
+func (e flagError) Error() string { return e.err.Error() }
+
 // parseFlags parses args into fs. A help flag (-h, -help) returns flag.ErrHelp, after fs has printed
-// its usage, which run answers with exit code 0; any other mistake is a usageError.
+// its usage, which run answers with exit code 0; any other mistake is a flagError, which fs has
+// reported with its usage.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	err := fs.Parse(args)
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	return usageError(err.Error())
+	return flagError{err}
 }
 
 // isHelp reports whether arg asks for help, as the flag package reads it.

@@ -205,6 +205,54 @@ func TestDataStatsErrors(t *testing.T) {
 	}
 }
 
+// TestUsageErrors checks what a command-line mistake prints: the mistake once, then the usage of
+// the command it concerns (printed by the flag package for a bad flag, pointed to for a bad value),
+// the list of commands only when the command itself is unknown; exit code 2 in every case.
+func TestUsageErrors(t *testing.T) {
+	const commands = "commands:"
+	for _, c := range []struct {
+		args   []string
+		want   []string
+		absent []string
+	}{
+		{[]string{"reproduce", "table3", "-bogus"},
+			[]string{"flag provided but not defined: -bogus", "usage: stag reproduce table3 [flags]", "-configs"},
+			[]string{commands, "stag: "}},
+		{[]string{"reproduce", "table3", "-datasets", "foo"},
+			[]string{`stag: reproduce: -datasets: unknown dataset "foo"`, `Run "stag reproduce table3 -h" for its usage.`},
+			[]string{commands, "-configs"}},
+		{[]string{"reproduce", "tablex", "-datasets", "foo"},
+			[]string{`unknown table "tablex"`, `Run "stag reproduce -h" for its usage.`},
+			[]string{commands, "unknown dataset"}},
+		{[]string{"data", "stats", "pubmed"},
+			[]string{`unknown dataset "pubmed"`, `Run "stag data stats -h" for its usage.`},
+			[]string{commands}},
+		{[]string{"bench", "-methods", "bogus"},
+			[]string{`"bogus" is no method or suite`, `Run "stag bench -h" for its usage.`},
+			[]string{commands}},
+		{[]string{"frobnicate"},
+			[]string{`stag: unknown command "frobnicate"`, commands},
+			[]string{"Run \"stag frobnicate"}},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errOut := stag(t, c.args...)
+			if code != 2 || out != "" {
+				t.Errorf("exit code %d (want 2), stdout %q", code, out)
+			}
+			for _, w := range c.want {
+				if n := strings.Count(errOut, w); n != 1 {
+					t.Errorf("stderr says %q %d times, want once:\n%s", w, n, errOut)
+				}
+			}
+			for _, a := range c.absent {
+				if strings.Contains(errOut, a) {
+					t.Errorf("stderr contains %q:\n%s", a, errOut)
+				}
+			}
+		})
+	}
+}
+
 // TestHelp checks that every command answers -h with its usage (and its flags) on stderr and
 // exit code 0, runs nothing, and that a help flag before a command's required argument works too.
 func TestHelp(t *testing.T) {

@@ -20,8 +20,16 @@ import (
 	"gonum.org/v1/plot"
 )
 
+// trainedTables are the items whose runs reproduce trains and records.
+var trainedTables = []string{"table2", "table3", "table4", "table5", "table6", "table7", "table8", "figure5"}
+
 // reproducible lists the items reproduce takes.
-var reproducible = strings.Join(experiments.AnalysisItems, ", ") + ", table2, table3, table4, table5, table6, table7, table8, figure5 or coverage"
+var reproducible = strings.Join(slices.Concat(experiments.AnalysisItems, trainedTables), ", ") + " or coverage"
+
+// isReproducible reports whether reproduce takes item.
+func isReproducible(item string) bool {
+	return item == "coverage" || slices.Contains(experiments.AnalysisItems, item) || slices.Contains(trainedTables, item)
+}
 
 // runReproduce implements "stag reproduce <table> [flags]": it trains every (configuration, seed)
 // of a paper table that has no record yet and writes one JSON record per run under -out, then
@@ -41,6 +49,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	if table == "coverage" {
 		return runCoverage(args[1:], stdout, stderr)
+	}
+	if !isReproducible(table) {
+		return usageError(fmt.Sprintf("reproduce: unknown table %q (available: %s)", table, reproducible))
 	}
 	fs := flag.NewFlagSet("reproduce", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -103,8 +114,6 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 		specs = models.Table8Specs(ds, *quick)
 	case "figure5":
 		specs = models.Figure5Specs(ds, *quick)
-	default:
-		return usageError(fmt.Sprintf("reproduce: unknown table %q (available: %s)", table, reproducible))
 	}
 	specs, err := filterSpecs(specs, *configs, *depths, *seedList)
 	if err != nil {
