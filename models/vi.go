@@ -74,7 +74,8 @@ const (
 	// VILegacy is the original code's regulariser: −mean log p(a) of the noise samples under the
 	// prior Normal(1, σ_prior), averaged over the elements of the `[E, C_in]` noise, with no
 	// entropy term. R: −2·mean over layer 0's sample only; the others: −mean(log p(a_first)) −
-	// mean(log p(a_rest)) (digest §3) ("legacy").
+	// mean(log p(a_rest)), as the submitted scripts (digest §3; the earlier Cora ℝ^|E|×C script,
+	// cora_backup, weighted both terms by 0.5) ("legacy").
 	VILegacy VIObjective = iota
 	// VIELBO is the paper's negative ELBO: the analytic KL(q‖p) of Normal(μ, σ) to the prior
 	// Normal(1, σ_prior), summed over every noise element of every layer, times VIGCN.KLScale
