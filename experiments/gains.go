@@ -224,7 +224,7 @@ func TableDifferences(title string, recs, base []models.Record) string {
 	b.WriteString("\nAccuracy in points, higher is better; RMSE lower is better. Each difference is between two means over seeds; " +
 		"in brackets, the difference over the combined spread √(σ₁² + σ₂²) of the two cells. Seeds: this table's / the other's.\n")
 	if len(notes) > 0 {
-		fmt.Fprintf(&b, "\nThe paper's numbers above come with notes: %s\n", strings.Join(notes, " "))
+		fmt.Fprintf(&b, "\nThe paper's numbers above come with notes: %s\n", table.MarkdownText(strings.Join(notes, " ")))
 	}
 	return b.String()
 }
