@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/stagnb/stagnb/experiments"
@@ -70,7 +69,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = usageError(fmt.Sprintf("unknown command %q", args[0]))
+		fmt.Fprintf(stderr, "stag: unknown command %q\n%s", args[0], usage)
+		return 2
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return 0 // -h: the command's usage is printed
@@ -86,29 +86,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if _, ok := err.(usageError); !ok {
 		return 1
 	}
-	if cmd := commandOf(args); cmd != "" {
-		fmt.Fprintf(stderr, "Run \"stag %s -h\" for its usage.\n", cmd)
-	} else {
-		fmt.Fprint(stderr, usage)
-	}
+	fmt.Fprintf(stderr, "Run \"stag %s -h\" for its usage.\n", commandOf(args))
 	return 2
 }
 
-// commandOf returns the known command that args name, with its item where it has one ("data
-// stats", "reproduce table3"), or "" for an unknown command.
+// commandOf returns the command that args name, with its item where it has one ("data stats",
+// "reproduce table3").
 func commandOf(args []string) string {
-	switch {
-	case args[0] == "data" && len(args) > 1 && args[1] == "stats",
-		args[0] == "reproduce" && len(args) > 1 && isReproducible(args[1]):
+	if len(args) > 1 && (args[0] == "data" && args[1] == "stats" || args[0] == "reproduce" && isReproducible(args[1])) {
 		return args[0] + " " + args[1]
-	case slices.Contains([]string{"data", "backend", "featurize", "bench", "reproduce"}, args[0]):
-		return args[0]
 	}
-	return ""
+	return args[0]
 }
 
 // usageError is a command-line mistake: it is reported with exit code 2 and a pointer to the
-// command's usage (the list of commands for an unknown one).
+// command's usage.
 type usageError string
 
 func (e usageError) Error() string { return string(e) }
