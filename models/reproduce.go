@@ -27,7 +27,7 @@ import (
 type RunSpec struct {
 	Table   string `json:"table"`   // e.g. "table2"
 	Dataset string `json:"dataset"` // "cora", "citeseer", "esol" or "freesolv"
-	Config  string `json:"config"`  // the row, e.g. "deterministic", "normal(1,0.2)", "de(0.4)"
+	Config  string `json:"config"`  // the row, e.g. "deterministic", "normal(1,0.2)", "de(0.4)", and a Variant's options ("vi:rec+reg=0.5")
 	Layers  int    `json:"layers"`
 	Seed    int64  `json:"seed"`
 	Quick   bool   `json:"quick"`
@@ -210,8 +210,15 @@ type Provenance struct {
 // and the test accuracy of the last evaluation (the paper; the code read its epoch-300
 // evaluation). Tables 3 and 4: VIProtocol (QuickVIProtocol when quick), BBGDCTrainConfig for BBGDC; Table 8:
 // BBBTrainConfig. Other quick specs keep their learning rates and shrink epochs and Monte-Carlo
-// samples to QuickTrainConfig's.
+// samples to QuickTrainConfig's. A Variant's epochs, lr and wd replace the row's.
 func ProtocolFor(spec RunSpec) TrainConfig {
+	v, _ := spec.Variant() // a bad variant is ModelFor's error, before any training
+	spec.Config = spec.Row()
+	return v.applyProtocol(rowProtocol(spec))
+}
+
+// rowProtocol is ProtocolFor of a paper table's row.
+func rowProtocol(spec RunSpec) TrainConfig {
 	var cfg TrainConfig
 	switch {
 	case spec.Table == "table3" && spec.Config == "bbgdc":
@@ -268,14 +275,38 @@ func viRow(spec RunSpec) (Posterior, VIHyper, error) {
 
 // RawFeatures reports whether a spec trains on the raw binary features (NewRawNodeTask) instead
 // of the row-normalised ones: BBGDC (Table 3), as its reference code did.
-func RawFeatures(spec RunSpec) bool { return spec.Table == "table3" && spec.Config == "bbgdc" }
+func RawFeatures(spec RunSpec) bool { return spec.Table == "table3" && spec.Row() == "bbgdc" }
 
 // ModelFor is the network of a spec: GCNFor for Tables 2 and Figure 5; for Table 3 the
 // variational GCN of a "vi:<posterior>" row (NewVIGCN with the original code's objective and the
 // paper's Table 9 hyperparameters for the dataset) or NewBBGDC for "bbgdc"; Table6Model
 // (GraphSAGE) and Table7Model (GIN) with the row's noise for Tables 6 and 7; NewBBB for Table 8;
-// for Table 5, Table2Model with the row's noise shared across layers.
+// for Table 5, Table2Model with the row's noise shared across layers. A Variant's reg weights a
+// STAG-VI row's regulariser (VIGCN.RegScale), and is an error for the other rows.
 func ModelFor(spec RunSpec) (NodeClassifier, error) {
+	v, err := spec.Variant()
+	if err != nil {
+		return nil, err
+	}
+	row := spec
+	row.Config = spec.Row()
+	m, err := rowModel(row)
+	if err != nil {
+		return nil, err
+	}
+	vi, hasReg := m.(*VIGCN)
+	scale, err := v.regScale(spec.Table, spec.Config, hasReg)
+	if err != nil {
+		return nil, err
+	}
+	if hasReg {
+		vi.RegScale = scale
+	}
+	return m, nil
+}
+
+// rowModel is ModelFor of a paper table's row.
+func rowModel(spec RunSpec) (NodeClassifier, error) {
 	switch {
 	case spec.Table == "table3" && spec.Config == "bbgdc":
 		m := NewBBGDC()
@@ -835,8 +866,33 @@ func IsMoleculeDataset(name string) bool { return name == "esol" || name == "fre
 // (the launcher's default activation, as for the citation columns). Table 4: NewVIGraphRegressor
 // with the "vi:<posterior>" row's posterior and the dataset's Table 9 hyperparameters, or for its
 // controls NewVIGraphControl ("deterministic") and Table 2's deterministic model
-// ("deterministic(table2)").
+// ("deterministic(table2)"). A Variant's reg weights a STAG-VI row's regulariser
+// (VIGraphRegressor.RegScale), and is an error for the other rows.
 func GraphModelFor(spec RunSpec) (GraphPredictor, error) {
+	v, err := spec.Variant()
+	if err != nil {
+		return nil, err
+	}
+	row := spec
+	row.Config = spec.Row()
+	m, err := rowGraphModel(row)
+	if err != nil {
+		return nil, err
+	}
+	vi, hasReg := m.(*VIGraphRegressor)
+	hasReg = hasReg && !vi.Deterministic
+	scale, err := v.regScale(spec.Table, spec.Config, hasReg)
+	if err != nil {
+		return nil, err
+	}
+	if hasReg {
+		vi.RegScale = scale
+	}
+	return m, nil
+}
+
+// rowGraphModel is GraphModelFor of a paper table's row.
+func rowGraphModel(spec RunSpec) (GraphPredictor, error) {
 	if spec.Table == "table4" {
 		switch spec.Config {
 		case "deterministic":

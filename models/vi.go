@@ -78,7 +78,7 @@ const (
 	// cora_backup, weighted both terms by 0.5) ("legacy").
 	VILegacy VIObjective = iota
 	// VIELBO is the paper's negative ELBO: the analytic KL(q‖p) of Normal(μ, σ) to the prior
-	// Normal(1, σ_prior), summed over every noise element of every layer, times VIGCN.KLScale
+	// Normal(1, σ_prior), summed over every noise element of every layer, times VIGCN.RegScale
 	// ("elbo").
 	VIELBO
 )
@@ -193,9 +193,11 @@ type VIGCN struct {
 	Activation string
 	// Hyper are the Table 9 hyperparameters.
 	Hyper VIHyper
-	// KLScale multiplies the KL sum of VIELBO; 0 means 1/(number of training nodes), which makes
-	// the loss (mean cross-entropy + scaled KL) the negative ELBO per training node.
-	KLScale float64
+	// RegScale multiplies the regulariser. VIELBO: the KL sum; 0 means 1/(number of training
+	// nodes), which makes the loss (mean cross-entropy + scaled KL) the negative ELBO per training
+	// node. VILegacy: the negative log prior; 0 means 1, as the submitted scripts (the authors'
+	// earlier Cora ℝ^|E|×C script, cora_backup, weighted it 0.5).
+	RegScale float64
 	// RegSamples is the number of positions of layer 0's `[E, C_in]` noise grid drawn uniformly
 	// at every step to estimate the regulariser where it cannot be summed in closed form (legacy
 	// for every posterior, ELBO for PosteriorREC); 0 means the number of edges. Layer 0's noise is
@@ -209,9 +211,18 @@ func NewVIGCN(p Posterior, obj VIObjective, h VIHyper) *VIGCN {
 	return &VIGCN{Posterior: p, Objective: obj, Layers: 2, Hidden: 128, Activation: "relu", Hyper: h}
 }
 
-// String describes the model, e.g. "stag_vi(rec, legacy, μ0=0.5, logσ0=1, σ_prior=0.5)".
+// String describes the model, e.g. "stag_vi(rec, legacy, μ0=0.5, logσ0=1, σ_prior=0.5)", with
+// the regulariser's weight when RegScale sets one ("legacy×0.5").
 func (m *VIGCN) String() string {
-	return fmt.Sprintf("stag_vi(%s, %s, μ0=%g, logσ0=%g, σ_prior=%g)", m.Posterior, m.Objective, m.Hyper.Mu0, m.Hyper.LogSigma0, m.Hyper.SigmaPrior)
+	return fmt.Sprintf("stag_vi(%s, %s%s, μ0=%g, logσ0=%g, σ_prior=%g)", m.Posterior, m.Objective, regScaleSuffix(m.RegScale), m.Hyper.Mu0, m.Hyper.LogSigma0, m.Hyper.SigmaPrior)
+}
+
+// regScaleSuffix is "×w" for a regulariser weight w set, "" for 0 (the objective's default).
+func regScaleSuffix(w float64) string {
+	if w == 0 {
+		return ""
+	}
+	return fmt.Sprintf("×%g", w)
 }
 
 // viGraph holds what a VIGCN computes once per graph and shares between the Monte-Carlo
@@ -286,7 +297,11 @@ func (m *VIGCN) Logits(scope *model.Scope, g *Graph, task *NodeTask) *Node {
 		}
 	}
 	if training {
-		train.AddRegularizationLoss(m.regulariser(vg, restNLP))
+		reg := m.regulariser(vg, restNLP)
+		if m.Objective == VILegacy && m.RegScale != 0 {
+			reg = MulScalar(reg, m.RegScale)
+		}
+		train.AddRegularizationLoss(reg)
 	}
 	return h
 }
@@ -336,7 +351,7 @@ func (m *VIGCN) regulariser(vg *viGraph, restNLP []*Node) *Node {
 			}
 			kl = Add(kl, m.gridKL(vg.gridAt(l), e, m.Hidden))
 		}
-		scale := m.KLScale
+		scale := m.RegScale
 		if scale == 0 {
 			scale = 1 / float64(len(vg.task.Split.Train))
 		}

@@ -57,6 +57,8 @@ type VIGraphRegressor struct {
 	Activation string
 	// Hyper are the Table 9 hyperparameters of the dataset.
 	Hyper VIHyper
+	// RegScale multiplies the regulariser; 0 means 1, as the original code.
+	RegScale float64
 }
 
 // NewVIGraphRegressor returns the paper's 2-layer, 128-wide, ReLU STAG-VI molecule model with
@@ -77,7 +79,7 @@ func (m *VIGraphRegressor) String() string {
 	if m.Deterministic {
 		return "stag_vi_graph(deterministic)"
 	}
-	return fmt.Sprintf("stag_vi_graph(%s, legacy, μ0=%g, logσ0=%g, σ_prior=%g)", m.Posterior, m.Hyper.Mu0, m.Hyper.LogSigma0, m.Hyper.SigmaPrior)
+	return fmt.Sprintf("stag_vi_graph(%s, legacy%s, μ0=%g, logσ0=%g, σ_prior=%g)", m.Posterior, regScaleSuffix(m.RegScale), m.Hyper.Mu0, m.Hyper.LogSigma0, m.Hyper.SigmaPrior)
 }
 
 // Predict returns the predictions `Float32[num_graphs]` for batch b.
@@ -146,6 +148,9 @@ func (m *VIGraphRegressor) Predict(scope *model.Scope, g *Graph, b *GraphBatch, 
 				rest = Add(rest, x)
 			}
 			reg = Add(reg, DivScalar(rest, float64(len(restNLP))))
+		}
+		if m.RegScale != 0 {
+			reg = MulScalar(reg, m.RegScale)
 		}
 		train.AddRegularizationLoss(reg)
 	}

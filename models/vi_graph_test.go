@@ -1,6 +1,7 @@
 package models
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -178,5 +179,40 @@ func TestVIGraphControl(t *testing.T) {
 	if cfg, vi := ProtocolFor(spec), VIProtocol(); cfg.LearningRate != vi.LearningRate || cfg.WeightDecayFirst != 0 ||
 		cfg.Epochs != vi.Epochs || cfg.EvalEvery != vi.EvalEvery || cfg.MCSamples != vi.MCSamples {
 		t.Errorf("ProtocolFor(table4, deterministic(table2)) = %+v, want Table 4's %+v", cfg, vi)
+	}
+}
+
+// TestVIGraphRegressorRegScale checks that RegScale multiplies the molecule model's regulariser,
+// with σ ≈ 0 so that every noise sample is its μ and two forward passes see the same noise.
+func TestVIGraphRegressorRegScale(t *testing.T) {
+	task := toyGraphTask(t)
+	for _, p := range allPosteriors {
+		t.Run(p.String(), func(t *testing.T) {
+			h, err := VIHyperparameters("freesolv", p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			store := model.NewStore()
+			backend := stagtest.Backend(t)
+			regOf := func(scale float64) float64 {
+				m := &VIGraphRegressor{Posterior: p, Layers: 2, Hidden: 4, Activation: "relu", Hyper: h, RegScale: scale}
+				out := model.MustNewExec(backend, store, func(scope *model.Scope, g *Graph) []*Node {
+					store.SetTraining(g, true)
+					pred := m.Predict(scope, g, task.Train, task.NumFeatures)
+					reg := train.GetRegularizationLoss(g)
+					if reg == nil {
+						t.Fatal("no regularisation loss while training")
+					}
+					return []*Node{pred, reg}
+				}).MustCall()
+				return float64(out[1].Value().(float32))
+			}
+			regOf(0) // creates the variables
+			setVariational(t, store, 1.3, -30, 0.8, -30)
+			base, scaled := regOf(0), regOf(0.25)
+			if base == 0 || math.Abs(scaled-0.25*base) > 1e-5*math.Abs(base) {
+				t.Errorf("regulariser with RegScale 0.25: %.6f, want 0.25 × %.6f", scaled, base)
+			}
+		})
 	}
 }

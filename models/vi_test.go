@@ -1,6 +1,7 @@
 package models
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -112,8 +113,10 @@ func setVariational(t *testing.T, store *model.Store, muFirst, lsFirst, muRest, 
 //
 //   - legacy with σ ≈ 0 (log σ = −30), so that every sample a equals μ:
 //     R: 2·nlp(μ); others: nlp(μ_first) + nlp(μ_rest), nlp(a) = (a−1)²/(2σp²) + log σp + ½ log 2π;
-//   - ELBO with σ > 0: KLScale·[E·3·KL(μ_first, σ_first) + E·4·KL(μ_rest, σ_rest)], KL the analytic
-//     KL(Normal(μ, σ) ‖ Normal(1, σp)), and the default KLScale 1/|train| = 1/2.
+//   - ELBO with σ > 0: RegScale·[E·3·KL(μ_first, σ_first) + E·4·KL(μ_rest, σ_rest)], KL the analytic
+//     KL(Normal(μ, σ) ‖ Normal(1, σp)), and the default RegScale 1/|train| = 1/2;
+//
+// and both with RegScale 0.25, which multiplies the legacy term and replaces the ELBO's 1/2.
 func TestVIObjectives(t *testing.T) {
 	task := viToyTask(t)
 	const sp = 0.5
@@ -124,7 +127,11 @@ func TestVIObjectives(t *testing.T) {
 	}
 	const e, f, hid = 6, 3, 4
 	for _, p := range allPosteriors {
-		for _, obj := range []VIObjective{VILegacy, VIELBO} {
+		for _, tc := range []struct {
+			obj   VIObjective
+			scale float64
+		}{{VILegacy, 0}, {VIELBO, 0}, {VILegacy, 0.25}, {VIELBO, 0.25}} {
+			obj := tc.obj
 			muF, lsF, muR, lsR := 1.3, -30.0, 0.8, -30.0
 			if obj == VIELBO {
 				lsF, lsR = math.Log(0.4), math.Log(0.7)
@@ -138,12 +145,17 @@ func TestVIObjectives(t *testing.T) {
 				want = 2 * nlp(muF)
 			case obj == VILegacy:
 				want = nlp(muF) + nlp(muR)
+			case tc.scale == 0:
+				want = 0.5 * (e*f*kl(muF, lsF) + e*hid*kl(muR, lsR)) // 1/|train| = 1/2
 			default:
-				want = 0.5 * (e*f*kl(muF, lsF) + e*hid*kl(muR, lsR))
+				want = e*f*kl(muF, lsF) + e*hid*kl(muR, lsR)
 			}
-			t.Run(p.String()+"/"+obj.String(), func(t *testing.T) {
+			if tc.scale != 0 {
+				want *= tc.scale
+			}
+			t.Run(fmt.Sprintf("%s/%s/scale=%g", p, obj, tc.scale), func(t *testing.T) {
 				m := &VIGCN{Posterior: p, Objective: obj, Layers: 2, Hidden: hid, Activation: "relu",
-					Hyper: VIHyper{Mu0: 0.3, LogSigma0: 0.5, SigmaPrior: sp}}
+					Hyper: VIHyper{Mu0: 0.3, LogSigma0: 0.5, SigmaPrior: sp}, RegScale: tc.scale}
 				store := model.NewStore()
 				backend := stagtest.Backend(t)
 				model.MustNewExec(backend, store, func(scope *model.Scope, g *Graph) *Node {
