@@ -149,7 +149,8 @@ func metricOf(r models.Record) (float64, string, bool) {
 
 // Comparisons groups records by table, dataset, depth and config (in the records' order), averages
 // each group's test metric over its seeds (population std), and sets the paper's number for the
-// same cell beside it.
+// same cell beside it. A variant of a row (models.Variant: "vi:rc+reg=0.5") gets its row's paper
+// number and a label that names its options ("…, variant reg=0.5").
 func Comparisons(recs []models.Record) []paper.Comparison {
 	cs, _ := comparisons(recs)
 	return cs
@@ -191,10 +192,15 @@ func comparisons(recs []models.Record) ([]paper.Comparison, []cellKey) {
 		c := paper.Comparison{Metric: metrics[k], OursMean: mean, OursStd: std, Seeds: len(values[k]), Quick: quick[k], Backend: backends[k]}
 		var number int
 		if _, err := fmt.Sscanf(k.table, "table%d", &number); err == nil {
-			if e, ok := paper.Lookup(number, k.dataset, paperRow(k.config), fmt.Sprintf("layers=%d", k.layers), metrics[k]); ok {
+			spec := models.RunSpec{Config: k.config}
+			if e, ok := paper.Lookup(number, k.dataset, paperRow(spec.Row()), fmt.Sprintf("layers=%d", k.layers), metrics[k]); ok {
 				c.Paper, c.HavePaper = e, true
-				if label, ok := priorLabel(k.config); ok {
+				if label, ok := priorLabel(spec.Row()); ok {
 					c.Config = fmt.Sprintf("%s, %d layers", label, k.layers)
+				}
+				if variant := strings.TrimPrefix(k.config, spec.Row()); variant != "" {
+					_, label := c.Labels()
+					c.Config = fmt.Sprintf("%s, variant %s", label, strings.ReplaceAll(variant[1:], "+", ", "))
 				}
 			}
 		}

@@ -66,6 +66,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	configs := fs.String("configs", "", "only these comma-separated configurations (rows), e.g. deterministic,normal(1,0.8)")
 	depths := fs.String("layers", "", "only these comma-separated depths, e.g. 2,4")
 	seedList := fs.String("seeds", "", "only these comma-separated seeds, e.g. 1,2")
+	variantFlag := fs.String("variant", "", "train a variant of the selected rows instead: comma-separated name=value settings, e.g. reg=0.5 ("+variantHelp()+"). Its records go in a folder of their own beside the row's (vi-rec+reg=0.5), which no paper table reads")
 	htmlOut := fs.String("html", "", "also write the paper-vs-ours table as HTML to this file")
 	plotDir := fs.String("plots", "", "save the plots of ours against the paper (figure5: accuracy against depth, per dataset) as SVG files in this directory")
 	dryRun := fs.Bool("dry-run", false, "train nothing: say which of the selected runs are recorded under -out and which would be trained, and print the paper-vs-ours table of the recorded ones")
@@ -119,8 +120,22 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	variant, err := models.ParseVariant(*variantFlag)
+	if err != nil {
+		return usageError("reproduce: -variant " + strings.TrimPrefix(err.Error(), "variant "))
+	}
+	rows := specs // the paper's rows, shown beside a variant's
+	if len(variant) > 0 {
+		specs = make([]models.RunSpec, len(rows))
+		for i, s := range rows {
+			specs[i] = s.WithVariant(variant)
+			if err := models.ValidateSpec(specs[i]); err != nil {
+				return usageError("reproduce: -variant: " + err.Error())
+			}
+		}
+	}
 	if *dryRun {
-		return planReproduce(stdout, table, specs, *out, *htmlOut, *plotDir)
+		return planReproduce(stdout, table, specs, rows, *out, *htmlOut, *plotDir)
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	backend, err := stagnb.NewBackend(logf)
@@ -135,21 +150,37 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeComparison(stdout, table, specs, *out, *htmlOut, *plotDir)
+	return writeComparison(stdout, table, specs, rows, *out, *htmlOut, *plotDir)
 }
 
 // writeComparison prints the paper-vs-ours Markdown table of the specs' records under dir, with
 // its agreement summary and, where a Deterministic row is recorded, each row against it; writes
 // it as HTML to htmlPath when that is set, and saves the notebook's plots of the records in
-// plotDir when that is set.
-func writeComparison(stdout io.Writer, table string, specs []models.RunSpec, dir, htmlPath, plotDir string) error {
+// plotDir when that is set. When the specs are a variant's, rows are the paper rows they vary:
+// the records of those recorded under dir come first in the table, so that each variant is read
+// beside its row.
+func writeComparison(stdout io.Writer, table string, specs, rows []models.RunSpec, dir, htmlPath, plotDir string) error {
 	var recs []models.Record
+	if !slices.Equal(specs, rows) {
+		for _, s := range rows {
+			rec, _, err := models.FindRecord(dir, s)
+			if err != nil {
+				return err
+			}
+			if rec != nil {
+				recs = append(recs, *rec)
+			}
+		}
+	}
 	for _, s := range specs {
 		rec, err := models.ReadRecord(filepath.Join(dir, s.Path()))
 		if err != nil {
 			return err
 		}
 		recs = append(recs, rec)
+	}
+	if len(recs) == 0 {
+		return nil
 	}
 	title := "Paper vs ours: " + table
 	t, err := paper.ComparisonTable(title, experiments.Comparisons(recs))
@@ -251,7 +282,7 @@ func savePlot(stdout io.Writer, dir, name string, p *plot.Plot) error {
 // corrupt one is an error naming it), lists the missing runs a configuration per line with their
 // seeds and the records made with another protocol than today's, and prints the paper-vs-ours
 // table of the recorded ones. It trains nothing.
-func planReproduce(stdout io.Writer, table string, specs []models.RunSpec, dir, htmlPath, plotDir string) error {
+func planReproduce(stdout io.Writer, table string, specs, rows []models.RunSpec, dir, htmlPath, plotDir string) error {
 	var recorded []models.RunSpec
 	var missing []string           // "dataset layers=L config", in the specs' order
 	seeds := map[string][]string{} // of each missing configuration
@@ -281,10 +312,10 @@ func planReproduce(stdout io.Writer, table string, specs []models.RunSpec, dir, 
 	for _, s := range stale {
 		fmt.Fprintf(stdout, "  recorded with another protocol than this code's: %s\n", s)
 	}
-	if len(recorded) == 0 {
-		return nil
+	if slices.Equal(specs, rows) {
+		rows = recorded
 	}
-	return writeComparison(stdout, table, recorded, dir, htmlPath, plotDir)
+	return writeComparison(stdout, table, recorded, rows, dir, htmlPath, plotDir)
 }
 
 // filterSpecs keeps the specs whose configuration is in configs, whose depth is in depths and
@@ -331,6 +362,15 @@ func filterSpecs(specs []models.RunSpec, configs, depths, seeds string) ([]model
 		return nil, noRun(fmt.Sprintf("-configs %q -layers %q -seeds %q select no run", configs, depths, seeds))
 	}
 	return out, nil
+}
+
+// variantHelp lists the settings a -variant may change, "epochs (training epochs), lr (…), …".
+func variantHelp() string {
+	var opts []string
+	for _, o := range models.VariantOptions {
+		opts = append(opts, fmt.Sprintf("%s: %s", o.Name, o.Doc))
+	}
+	return strings.Join(opts, "; ")
 }
 
 // splitList splits a comma-separated list at the commas outside parentheses, so that

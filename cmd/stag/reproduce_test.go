@@ -29,6 +29,9 @@ func TestReproduceErrors(t *testing.T) {
 		{[]string{"reproduce", "table2", "-layers", "3"}, "layers 2, 4; seeds 1, 2, 3, 4, 5)"},
 		{[]string{"reproduce", "table8", "-configs", "bbb(1)"}, "the selected datasets have the configs bbb, bbb(10), bbb(100);"},
 		{[]string{"reproduce", "table3", "-datasets", "esol"}, "esol is in table2 and table4 only"},
+		{[]string{"reproduce", "table2", "-variant", "reg=0.5"}, `-variant: table2: config "deterministic+reg=0.5": option reg weights STAG-VI's regulariser, and this row has none`},
+		{[]string{"reproduce", "table3", "-variant", "lr=0"}, `-variant "lr=0": lr=0: want a number > 0`},
+		{[]string{"reproduce", "table3", "-variant", "mc=8"}, `unknown option "mc" (want epochs, lr, reg or wd)`},
 	} {
 		code, _, stderr := stag(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -132,6 +135,44 @@ func TestReproduceTable5AgainstTable2(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestReproduceVariant trains a variant of Table 2's Cora two-layer Deterministic row, five
+// epochs instead of 3000, for seed 1, beside the row's five committed records: its record goes
+// to a folder of its own with the variant's protocol, the table shows it under the row's seed 1,
+// and the coverage of the paper's grid does not count it.
+func TestReproduceVariant(t *testing.T) {
+	needData(t)
+	out := t.TempDir()
+	copyCommittedRecords(t, out, filepath.Join("table2", "cora", "layers=2", "deterministic"))
+	args := []string{"table2", "-datasets", "cora", "-configs", "deterministic", "-layers", "2", "-seeds", "1", "-variant", "epochs=5", "-out", out}
+	var stdout, stderr bytes.Buffer
+	if err := runReproduce(args, &stdout, &stderr); err != nil {
+		t.Fatalf("stag reproduce %v: %v\n%s", args, err, stderr.String())
+	}
+	got := stdout.String()
+	t.Logf("\n%s", got)
+	for _, want := range []string{"table2: 1 runs trained, 0 already recorded",
+		"| Cora | Deterministic, 2 layers | 79.34 ± 0.22 | 79.00 | 1 |", // the row's selected seed
+		"| Cora | Deterministic, 2 layers, variant epochs=5 | 79.34 ± 0.22 |"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	rec, err := models.ReadRecord(filepath.Join(out, "table2", "cora", "layers=2", "deterministic+epochs=5", "seed=1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Spec.Config != "deterministic+epochs=5" || rec.Protocol.Epochs != 5 || rec.Protocol.LearningRate != models.DefaultTrainConfig().LearningRate {
+		t.Errorf("record: config %q, protocol %+v; want the row's protocol with 5 epochs", rec.Spec.Config, rec.Protocol)
+	}
+	cov, err := experiments.Coverage(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md := cov.Markdown(); !strings.Contains(md, "| Table 2 | ") || !strings.Contains(md, "| 5 of 640 | 1 of 128 | 1 |") {
+		t.Errorf("coverage counts the variant's run, or lost the row's:\n%s", md)
 	}
 }
 
