@@ -157,21 +157,10 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 // its agreement summary and, where a Deterministic row is recorded, each row against it; writes
 // it as HTML to htmlPath when that is set, and saves the notebook's plots of the records in
 // plotDir when that is set. When the specs are a variant's, rows are the paper rows they vary:
-// the records of those recorded under dir come first in the table, so that each variant is read
-// beside its row.
+// the table shows the records of those recorded under dir whose cells the variant has records of,
+// then the variant's (experiments.BesideRows), so that each variant is read beside its row.
 func writeComparison(stdout io.Writer, table string, specs, rows []models.RunSpec, dir, htmlPath, plotDir string) error {
 	var recs []models.Record
-	if !slices.Equal(specs, rows) {
-		for _, s := range rows {
-			rec, _, err := models.FindRecord(dir, s)
-			if err != nil {
-				return err
-			}
-			if rec != nil {
-				recs = append(recs, *rec)
-			}
-		}
-	}
 	for _, s := range specs {
 		rec, err := models.ReadRecord(filepath.Join(dir, s.Path()))
 		if err != nil {
@@ -181,6 +170,19 @@ func writeComparison(stdout io.Writer, table string, specs, rows []models.RunSpe
 	}
 	if len(recs) == 0 {
 		return nil
+	}
+	if !slices.Equal(specs, rows) {
+		var rowRecs []models.Record
+		for _, s := range rows {
+			rec, _, err := models.FindRecord(dir, s)
+			if err != nil {
+				return err
+			}
+			if rec != nil {
+				rowRecs = append(rowRecs, *rec)
+			}
+		}
+		recs = experiments.BesideRows(rowRecs, recs)
 	}
 	title := "Paper vs ours: " + table
 	t, err := paper.ComparisonTable(title, experiments.Comparisons(recs))
