@@ -284,25 +284,12 @@ func RawFeatures(spec RunSpec) bool { return spec.Table == "table3" && spec.Row(
 // for Table 5, Table2Model with the row's noise shared across layers. A Variant's reg weights a
 // STAG-VI row's regulariser (VIGCN.RegScale), and is an error for the other rows.
 func ModelFor(spec RunSpec) (NodeClassifier, error) {
-	v, err := spec.Variant()
-	if err != nil {
-		return nil, err
-	}
-	row := spec
-	row.Config = spec.Row()
-	m, err := rowModel(row)
-	if err != nil {
-		return nil, err
-	}
-	vi, hasReg := m.(*VIGCN)
-	scale, err := v.regScale(spec.Table, spec.Config, hasReg)
-	if err != nil {
-		return nil, err
-	}
-	if hasReg {
-		vi.RegScale = scale
-	}
-	return m, nil
+	return variantModel(spec, rowModel, func(m NodeClassifier) *float64 {
+		if vi, ok := m.(*VIGCN); ok {
+			return &vi.RegScale
+		}
+		return nil
+	})
 }
 
 // rowModel is ModelFor of a paper table's row.
@@ -869,26 +856,12 @@ func IsMoleculeDataset(name string) bool { return name == "esol" || name == "fre
 // ("deterministic(table2)"). A Variant's reg weights a STAG-VI row's regulariser
 // (VIGraphRegressor.RegScale), and is an error for the other rows.
 func GraphModelFor(spec RunSpec) (GraphPredictor, error) {
-	v, err := spec.Variant()
-	if err != nil {
-		return nil, err
-	}
-	row := spec
-	row.Config = spec.Row()
-	m, err := rowGraphModel(row)
-	if err != nil {
-		return nil, err
-	}
-	vi, hasReg := m.(*VIGraphRegressor)
-	hasReg = hasReg && !vi.Deterministic
-	scale, err := v.regScale(spec.Table, spec.Config, hasReg)
-	if err != nil {
-		return nil, err
-	}
-	if hasReg {
-		vi.RegScale = scale
-	}
-	return m, nil
+	return variantModel(spec, rowGraphModel, func(m GraphPredictor) *float64 {
+		if vi, ok := m.(*VIGraphRegressor); ok && !vi.Deterministic {
+			return &vi.RegScale
+		}
+		return nil
+	})
 }
 
 // rowGraphModel is GraphModelFor of a paper table's row.

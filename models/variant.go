@@ -139,12 +139,26 @@ func (v Variant) applyProtocol(cfg TrainConfig) TrainConfig {
 	return cfg
 }
 
-// regScale is the variant's reg option, for a model of config (of table); an error when the
-// variant sets it and the model has no STAG-VI regulariser (hasReg false).
-func (v Variant) regScale(table, config string, hasReg bool) (float64, error) {
-	x, ok := v["reg"]
-	if ok && !hasReg {
-		return 0, fmt.Errorf("%s: config %q: option reg weights STAG-VI's regulariser, and this row has none", table, config)
+// variantModel builds the model of a spec's row with build, then sets the weight of its
+// regulariser, which regScale points to (nil when it has none), to the variant's reg, if set.
+func variantModel[M any](spec RunSpec, build func(RunSpec) (M, error), regScale func(M) *float64) (M, error) {
+	var none M
+	v, err := spec.Variant()
+	if err != nil {
+		return none, err
 	}
-	return x, nil
+	row := spec
+	row.Config = spec.Row()
+	m, err := build(row)
+	if err != nil {
+		return none, err
+	}
+	if x, ok := v["reg"]; ok {
+		w := regScale(m)
+		if w == nil {
+			return none, fmt.Errorf("%s: config %q: option reg weights STAG-VI's regulariser, and this row has none", spec.Table, spec.Config)
+		}
+		*w = x
+	}
+	return m, nil
 }
