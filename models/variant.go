@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,12 +35,16 @@ var VariantOptions = []VariantOption{
 }
 
 // ParseVariant reads a variant's options, "name=value" items separated by commas or "+"
-// ("reg=0.5,lr=1e-2"); "" is the zero Variant. Values are finite numbers, > 0 for the Positive
-// options and ≥ 0 for the others; epochs is a whole number.
+// ("reg=0.5,lr=1e-2"; so a value takes no "+", as in 1e+6: write 1e6); "" is the zero Variant.
+// Values are finite numbers, > 0 for the Positive options and ≥ 0 for the others; epochs is a
+// whole number.
 func ParseVariant(s string) (Variant, error) {
 	v := Variant{}
 	if strings.TrimSpace(s) == "" {
 		return v, nil
+	}
+	if plusExponent.MatchString(s) {
+		return nil, fmt.Errorf("variant %q: write an exponent without \"+\" (1e6, not 1e+6): \"+\" separates the options", s)
 	}
 	for item := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == ',' || r == '+' }) {
 		name, value, ok := strings.Cut(strings.TrimSpace(item), "=")
@@ -68,6 +73,9 @@ func ParseVariant(s string) (Variant, error) {
 	return v, nil
 }
 
+// plusExponent matches a number's exponent written with "+", as in 1e+6.
+var plusExponent = regexp.MustCompile(`[0-9.][eE]\+`)
+
 // variantOptionNames lists the option names, "epochs, lr, reg or wd".
 func variantOptionNames() string {
 	var names []string
@@ -77,12 +85,12 @@ func variantOptionNames() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// String is the variant's suffix of a config, "+name=value" per option sorted by name
-// ("+lr=0.01+reg=0.5"), or "" for the zero Variant.
+// String is the variant's suffix of a config, "+name=value" per option sorted by name, the value
+// in decimal without an exponent ("+epochs=1000000+lr=0.00001"), or "" for the zero Variant.
 func (v Variant) String() string {
 	var b strings.Builder
 	for _, name := range slices.Sorted(maps.Keys(v)) {
-		fmt.Fprintf(&b, "+%s=%g", name, v[name])
+		b.WriteString("+" + name + "=" + strconv.FormatFloat(v[name], 'f', -1, 64))
 	}
 	return b.String()
 }

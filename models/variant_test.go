@@ -15,6 +15,8 @@ func TestParseVariant(t *testing.T) {
 		{in: " lr=1e-2 , reg=0.50", want: "+lr=0.01+reg=0.5"},
 		{in: "reg=0.5+epochs=200", want: "+epochs=200+reg=0.5"},
 		{in: "WD=0", want: "+wd=0"},
+		{in: "epochs=1e6,lr=1e-5", want: "+epochs=1000000+lr=0.00001"}, // no exponent: a "+" would split it
+		{in: "lr=1e+3", fails: true, want: `write an exponent without "+" (1e6, not 1e+6)`},
 		{in: "reg", fails: true, want: `item "reg": want name=value`},
 		{in: "dropout=0.5", fails: true, want: `unknown option "dropout" (want epochs, lr, reg or wd)`},
 		{in: "reg=-1", fails: true, want: "reg=-1: want a finite number ≥ 0"},
