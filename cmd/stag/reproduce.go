@@ -124,9 +124,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError("reproduce: -variant " + strings.TrimPrefix(err.Error(), "variant "))
 	}
-	rows := specs // the paper's rows, shown beside a variant's
+	var rows []models.RunSpec // with a variant: the paper's rows it varies, shown beside it
 	if len(variant) > 0 {
-		specs = make([]models.RunSpec, len(rows))
+		rows, specs = specs, make([]models.RunSpec, len(specs))
 		for i, s := range rows {
 			specs[i] = s.WithVariant(variant)
 			if err := models.ValidateSpec(specs[i]); err != nil {
@@ -156,8 +156,8 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 // writeComparison prints the paper-vs-ours Markdown table of the specs' records under dir, with
 // its agreement summary and, where a Deterministic row is recorded, each row against it; writes
 // it as HTML to htmlPath when that is set, and saves the notebook's plots of the records in
-// plotDir when that is set. When the specs are a variant's, rows are the paper rows they vary:
-// the table shows the records of those recorded under dir whose cells the variant has records of,
+// plotDir when that is set. When the specs are a variant's, rows are the paper rows they vary
+// (nil otherwise): the table shows the records of those recorded under dir whose cells the variant has records of,
 // then the variant's (experiments.BesideRows), so that each variant is read beside its row.
 func writeComparison(stdout io.Writer, table string, specs, rows []models.RunSpec, dir, htmlPath, plotDir string) error {
 	var recs []models.Record
@@ -171,7 +171,7 @@ func writeComparison(stdout io.Writer, table string, specs, rows []models.RunSpe
 	if len(recs) == 0 {
 		return nil
 	}
-	if !slices.Equal(specs, rows) {
+	if rows != nil {
 		var rowRecs []models.Record
 		for _, s := range rows {
 			rec, _, err := models.FindRecord(dir, s)
@@ -283,7 +283,7 @@ func savePlot(stdout io.Writer, dir, name string, p *plot.Plot) error {
 // planReproduce is reproduce's -dry-run: it reads which of specs have a record under dir (a
 // corrupt one is an error naming it), lists the missing runs a configuration per line with their
 // seeds and the records made with another protocol than today's, and prints the paper-vs-ours
-// table of the recorded ones. It trains nothing.
+// table of the recorded ones (with a variant's rows, as writeComparison). It trains nothing.
 func planReproduce(stdout io.Writer, table string, specs, rows []models.RunSpec, dir, htmlPath, plotDir string) error {
 	var recorded []models.RunSpec
 	var missing []string           // "dataset layers=L config", in the specs' order
@@ -313,9 +313,6 @@ func planReproduce(stdout io.Writer, table string, specs, rows []models.RunSpec,
 	}
 	for _, s := range stale {
 		fmt.Fprintf(stdout, "  recorded with another protocol than this code's: %s\n", s)
-	}
-	if slices.Equal(specs, rows) {
-		rows = recorded
 	}
 	return writeComparison(stdout, table, recorded, rows, dir, htmlPath, plotDir)
 }
