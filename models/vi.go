@@ -297,11 +297,7 @@ func (m *VIGCN) Logits(scope *model.Scope, g *Graph, task *NodeTask) *Node {
 		}
 	}
 	if training {
-		reg := m.regulariser(vg, restNLP)
-		if m.Objective == VILegacy && m.RegScale != 0 {
-			reg = MulScalar(reg, m.RegScale)
-		}
-		train.AddRegularizationLoss(reg)
+		train.AddRegularizationLoss(m.regulariser(vg, restNLP))
 	}
 	return h
 }
@@ -325,18 +321,21 @@ func (m *VIGCN) regulariser(vg *viGraph, restNLP []*Node) *Node {
 	case VILegacy:
 		mu, logSigma := sampleGrid()
 		a := Add(mu, Mul(Exp(logSigma), stagnb.StandardNormal(vg.scope, g, mu.Shape())))
-		first := ReduceAllMean(m.negLogPrior(a))
-		if m.Posterior == PosteriorR {
-			return MulScalar(first, 2)
+		reg := ReduceAllMean(m.negLogPrior(a))
+		switch {
+		case m.Posterior == PosteriorR:
+			reg = MulScalar(reg, 2)
+		case len(restNLP) > 0:
+			rest := restNLP[0]
+			for _, r := range restNLP[1:] {
+				rest = Add(rest, r)
+			}
+			reg = Add(reg, DivScalar(rest, float64(len(restNLP))))
 		}
-		if len(restNLP) == 0 {
-			return first
+		if m.RegScale != 0 {
+			reg = MulScalar(reg, m.RegScale)
 		}
-		rest := restNLP[0]
-		for _, r := range restNLP[1:] {
-			rest = Add(rest, r)
-		}
-		return Add(first, DivScalar(rest, float64(len(restNLP))))
+		return reg
 	case VIELBO:
 		var kl *Node
 		if m.Posterior == PosteriorREC {
