@@ -34,14 +34,18 @@
 #                                last call stopped, on a fresh machine too. Not results/: it holds CPU
 #                                records, which reproduce would skip, so the table would not all run on
 #                                the GPU nor its time count them.
-#   tables TABLE… [-- FLAGS]     the reproduce stage for each table in turn, for the time left of
-#                                $STAGNB_CALL_SECONDS (default 570; set it to the call's limit_s less
-#                                30), each with -jobs $STAGNB_JOBS (default 12; table2 also with
-#                                -datasets cora,citeseer,esol,freesolv, all its columns) and FLAGS:
-#                                a call's tables in one command. They share the records folder, so
-#                                the last stage's results.tar.gz holds every table's records. A table
-#                                that fails (a run's error) does not stop the next; exit: the first
-#                                failure, else 75 when a stage stopped at its limit or got no time
+#   tables TABLE… [-- FLAGS]     the reproduce stages of up to six tables at the same time, for the time
+#                                left of $STAGNB_CALL_SECONDS (default 570; set it to the call's limit_s
+#                                less 30), sharing -jobs $STAGNB_JOBS (default 16: 16 ÷ the number of
+#                                tables each, at least 1; table2 also with -datasets
+#                                cora,citeseer,esol,freesolv, all its columns) and FLAGS: a call's tables
+#                                in one command, whose XLA compilations share the CPU's cores (one
+#                                table's runs after another's would leave them idle while the first
+#                                table's last configurations train). Each stage's log is <TABLE>.log;
+#                                they share the records folder, packed once at the end into
+#                                results.tar.gz. A table that fails (a run's error) does not stop the
+#                                others; exit: the first failure, else 75 when a stage stopped at its
+#                                limit or got no time
 #   all [reproduce flags]        check, then bench, then reproduce table2 with the flags given (default
 #                                -datasets cora,citeseer,esol,freesolv -jobs 8) for the time that is left
 #                                of $STAGNB_CALL_SECONDS (default 570; set it to the call's limit_s less
@@ -50,7 +54,8 @@
 #                                are stopped when the budget runs out; it stops after check when that finds
 #                                a GPU the backend does not use.
 #
-# $STAGNB_BIN names another folder of the two binaries (default bin/). Every stage first writes
+# $STAGNB_BIN names another folder of the binaries (default bin/; bin/stagnb.test is needed by check
+# alone). Every stage first writes
 # env.txt (GPU, driver, Python packages). Exit status: the stage's own, 75 when `reproduce` stopped
 # at its time limit (or a stage of `all` at the call's budget: run again to go on; not 124, which the
 # device tool reads as its own time-out), 2 for a usage error, 3 when `check` finds an NVIDIA GPU
@@ -71,7 +76,7 @@ RESULTS="${STAGNB_GPU_RESULTS:-.data/gpu-results}" # relative: the script runs f
 PEER_PYTHON="${STAGNB_PEER_PYTHON:-python3}"
 
 BIN="$(cd "${STAGNB_BIN:-bin}" 2>/dev/null && pwd -P)" || BIN="${STAGNB_BIN:-bin}"
-[[ -x "$BIN/stag" && -x "$BIN/stagnb.test" ]] || { say "$BIN/stag or $BIN/stagnb.test is missing: run scripts/gpu-bundle.sh where Go is, and carry bin/"; exit 2; }
+[[ -x "$BIN/stag" ]] || { say "$BIN/stag is missing: run scripts/gpu-bundle.sh where Go is, and carry bin/stag"; exit 2; }
 [[ -d "$STAGNB_DATA/cora" ]] || { say "no datasets in $STAGNB_DATA: run scripts/gpu-bundle.sh and carry .data/datasets"; exit 2; }
 
 stage="${1:-}"
@@ -99,6 +104,9 @@ for m in ("jax", "jaxlib", "torch", "torch_geometric"):
 
 case "$stage" in
 check)
+  # Only check runs the core tests: the other stages need bin/stag alone, which leaves room in a
+  # call's 64 MiB for the records.
+  [[ -x "$BIN/stagnb.test" ]] || { say "$BIN/stagnb.test is missing: run scripts/gpu-bundle.sh where Go is, and carry bin/ (check runs the core tests)"; exit 2; }
   say "stag backend"
   "$BIN/stag" backend | tee "$OUT/backend.json"
   if [[ -z "${GOMLX_BACKEND:-}" ]] && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 &&
@@ -197,10 +205,12 @@ reproduce)
     say "$(find "$RESULTS" -name '*.json' | wc -l) records in $RESULTS after unpacking $RESULTS.tar.gz"
   fi
   say "stag reproduce $table -out $RESULTS $* (stopped after ${limit} s)"
+  stamp="$(mktemp)" # the records newer than this one are this stage's
   rc=0
   timeout "$limit" "$BIN/stag" reproduce "$table" -out "$RESULTS" "$@" || rc=$?
   tar -czf "$OUT/results.tar.gz" -C "$RESULTS" .
-  say "$(find "$RESULTS" -name '*.json' -newer "$OUT/env.txt" | wc -l) records written in this call, $(find "$RESULTS" -name '*.json' | wc -l) in all: packed into $OUT/results.tar.gz"
+  say "$(find "$RESULTS" -name '*.json' -newer "$stamp" | wc -l) records written by this stage, $(find "$RESULTS" -name '*.json' | wc -l) in all: packed into $OUT/results.tar.gz"
+  rm -f "$stamp"
   if ((rc == 124)); then
     say "stopped at the time limit: copy \$OUT/results.tar.gz to $RESULTS.tar.gz where it is carried from, and run the stage again to go on"
     exit 75 # not 124, which the device tool reads as the call's own time-out
@@ -218,25 +228,45 @@ tables)
   done
   (($# == 0)) || shift # the --: the rest are reproduce flags for every table
   ((${#names[@]} > 0)) || { say "tables: name one or more tables, e.g. tables table2 table7"; exit 2; }
-  fail=0 stopped=0
+  ((${#names[@]} <= 6)) || { say "tables: at most six tables a call (each writes a log, and the device returns eight files)"; exit 2; }
+  left=$((budget - SECONDS - 20)) # the stages stop their training then, and pack the records
+  if ((left < 60)); then
+    say "tables: no time left for ${names[*]} (${left} s)"
+    exit 75
+  fi
+  # The records of earlier calls, unpacked once before the stages start, which would otherwise
+  # unpack the same archive into the same folder at the same time.
+  mkdir -p "$RESULTS"
+  if [[ -f "$RESULTS.tar.gz" ]]; then
+    tar -xzf "$RESULTS.tar.gz" -C "$RESULTS" --skip-old-files
+  fi
+  per=$((${STAGNB_JOBS:-16} / ${#names[@]}))
+  ((per >= 1)) || per=1
+  scratch="$(mktemp -d)" # each stage's own $OUT: its archive is superseded by the one below
+  pids=()
   for table in "${names[@]}"; do
-    left=$((budget - SECONDS - 20)) # the stage stops its training then, and packs the records
-    if ((left < 60)); then
-      say "tables: no time left for $table (${left} s)"
-      stopped=1
-      break
-    fi
-    flags=(-jobs "${STAGNB_JOBS:-12}")
+    flags=(-jobs "$per")
     [[ "$table" != table2 ]] || flags+=(-datasets cora,citeseer,esol,freesolv)
-    code=0
-    STAGNB_STAGE_SECONDS=$left bash "$self" reproduce "$table" "${flags[@]}" "$@" || code=$?
+    mkdir -p "$scratch/$table"
+    say "tables: $table for ${left} s, its log in $OUT/$table.log"
+    OUT="$scratch/$table" STAGNB_STAGE_SECONDS=$left bash "$self" reproduce "$table" "${flags[@]}" "$@" >"$OUT/$table.log" 2>&1 &
+    pids+=($!)
+  done
+  fail=0 stopped=0
+  for i in "${!names[@]}"; do
+    table="${names[$i]}" code=0
+    wait "${pids[$i]}" || code=$?
     say "tables: $table exit $code after ${SECONDS} s of ${budget}"
+    grep -E '^\[gpu-run\] (stag reproduce|[0-9]+ records written)|runs trained|^\*\*Agreement' "$OUT/$table.log" || true
     case "$code" in
     0) ;;
     75) stopped=1 ;;
     *) ((fail != 0)) || fail=$code ;;
     esac
   done
+  rm -rf "$scratch"
+  tar -czf "$OUT/results.tar.gz" -C "$RESULTS" .
+  say "$(find "$RESULTS" -name '*.json' | wc -l) records in $RESULTS: packed into $OUT/results.tar.gz"
   ((fail == 0)) || exit "$fail"
   ((stopped == 0)) || exit 75
   exit 0

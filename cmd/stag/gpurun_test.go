@@ -209,8 +209,9 @@ func TestGPURunScript(t *testing.T) {
 		t.Errorf("reproduce stopped at its limit: results.tar.gz lacks the carried record %s; it has %v", rec, packed)
 	}
 
-	// tables: one reproduce stage per table in one call, into one records folder, so that the
-	// last stage's archive holds both tables' records; the flags after -- go to every table.
+	// tables: the reproduce stages of its tables at the same time in one call, into one records
+	// folder, packed once, so that the archive holds both tables' records; each stage's log is a file
+	// of its own; the flags after -- go to every table.
 	tout, tresults := t.TempDir(), t.TempDir()
 	tablesEnv := []string{"OUT=" + tout, "STAGNB_GPU_RESULTS=" + tresults}
 	code, log = runStageOn(noGo, tablesEnv, "tables", "table2", "table7", "--", "-quick", "-datasets", "cora", "-configs", "deterministic", "-layers", "2", "-jobs", "1")
@@ -223,13 +224,33 @@ func TestGPURunScript(t *testing.T) {
 			t.Errorf("gpu-run.sh tables: results.tar.gz lacks %s; it has %v", name, packed)
 		}
 	}
+	for _, table := range []string{"table2", "table7"} {
+		if b, err := os.ReadFile(filepath.Join(tout, table+".log")); err != nil || !strings.Contains(string(b), "stag reproduce "+table) {
+			t.Errorf("gpu-run.sh tables: %s.log (%v) does not hold its stage's log:\n%s", table, err, b)
+		}
+	}
 	checkReturnable(t, tout)
 	// With no time left for a table, it says so and exits 75: run again.
 	if code, log := runStageOn(noGo, append(tablesEnv, "STAGNB_CALL_SECONDS=1"), "tables", "table6"); code != 75 || !strings.Contains(log, "no time left for table6") || strings.Contains(log, "stag reproduce ") {
 		t.Errorf("gpu-run.sh tables with a 1 s budget: exit %d, want 75 and table6 not run\n%s", code, log)
 	}
 
-	for _, args := range [][]string{{}, {"nosuch"}, {"reproduce"}, {"tables"}, {"tables", "--", "-quick"}} {
+	// Only check runs the core tests: without them, the other stages run (a call may leave them
+	// behind for room) and check says what is missing.
+	stagOnly := t.TempDir()
+	if err := os.Symlink(stagBinary(t), filepath.Join(stagOnly, "stag")); err != nil {
+		t.Fatal(err)
+	}
+	withoutTests := append(tablesEnv, "STAGNB_BIN="+stagOnly)
+	if code, log := runStageOn(noGo, withoutTests, "reproduce", "table2", "-quick", "-datasets", "cora", "-configs", "deterministic", "-layers", "2", "-dry-run"); code != 0 || !strings.Contains(log, "1 of 1 runs recorded") {
+		t.Errorf("gpu-run.sh reproduce without bin/stagnb.test: exit %d, want 0 and the recorded run\n%s", code, log)
+	}
+	if code, log := runStageOn(noGo, withoutTests, "check"); code != 2 || !strings.Contains(log, "stagnb.test is missing") || strings.Contains(log, "stag backend") {
+		t.Errorf("gpu-run.sh check without bin/stagnb.test: exit %d, want 2 and what is missing, before anything runs\n%s", code, log)
+	}
+
+	for _, args := range [][]string{{}, {"nosuch"}, {"reproduce"}, {"tables"}, {"tables", "--", "-quick"},
+		{"tables", "table2", "table3", "table4", "table5", "table6", "table7", "table8"}} {
 		if code, log := runStage(args...); code != 2 {
 			t.Errorf("gpu-run.sh %v: exit %d, want 2\n%s", args, code, log)
 		}
