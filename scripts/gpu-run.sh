@@ -8,7 +8,9 @@
 #                                (quick.tar.gz: its records) and the core tests (core-tests.log; stopped
 #                                after $STAGNB_CORE_TEST_SECONDS, default 180, exit 75;
 #                                $STAGNB_CORE_TEST_FLAGS: more flags for them, e.g.
-#                                "-test.run TestMonteCarlo" or "-test.skip TestSparseLayersMatchDense"; they
+#                                "-test.run TestMonteCarlo" or "-test.skip TestSparseLayersMatchDense";
+#                                $STAGNB_CORE_TESTS_PASSED: logs of earlier calls' core tests, whose
+#                                passed tests are skipped, e.g. "results/h100/core-tests.log"; they
 #                                run even when the quick training fails, and check then exits with its status)
 #   bench [stag bench flags]     every method's ms per step and per 32-sample inference beside the
 #                                PyTorch Geometric peer ($STAGNB_PEER_PYTHON, default python3; left out
@@ -124,10 +126,17 @@ check)
     say "the quick training failed (exit $qrc): running the core tests all the same"
   fi
   cap="${STAGNB_CORE_TEST_SECONDS:-180}"
-  say "core tests (-test.short ${STAGNB_CORE_TEST_FLAGS:-}) on that backend, for at most ${cap} s: $OUT/core-tests.log"
+  flags="${STAGNB_CORE_TEST_FLAGS:-}"
+  if [[ -n "${STAGNB_CORE_TESTS_PASSED:-}" ]]; then
+    # The tests that passed in the logs named: a session's calls are short, so each goes on with the rest.
+    # shellcheck disable=SC2086 # the logs are words
+    passed="$(grep -hoE '^--- PASS: Test[A-Za-z0-9_]+' $STAGNB_CORE_TESTS_PASSED | cut -d' ' -f3 | sort -u | paste -sd'|' -)"
+    [[ -z "$passed" ]] || flags="-test.skip ^($passed)\$ $flags"
+  fi
+  say "core tests (-test.short $flags) on that backend, for at most ${cap} s: $OUT/core-tests.log"
   rc=0
-  # shellcheck disable=SC2086 # the flags are words
-  (cd stagnb && timeout "$cap" "$BIN/stagnb.test" -test.short -test.v ${STAGNB_CORE_TEST_FLAGS:-}) >"$OUT/core-tests.log" 2>&1 || rc=$?
+  # shellcheck disable=SC2086 # the flags are words (a regular expression has no spaces)
+  (cd stagnb && timeout "$cap" "$BIN/stagnb.test" -test.short -test.v $flags) >"$OUT/core-tests.log" 2>&1 || rc=$?
   grep -E '^(--- FAIL|FAIL|PASS|ok)' "$OUT/core-tests.log" | tail -20 || true
   if ((rc == 124)); then
     say "core tests stopped after ${cap} s (STAGNB_CORE_TEST_SECONDS): core-tests.log lists those that ran"
