@@ -107,7 +107,7 @@ for m in ("jax", "jaxlib", "torch", "torch_geometric"):
 case "$stage" in
 check)
   # Only check runs the core tests: the other stages need bin/stag alone, which leaves room in a
-  # call's 64 MiB for the records.
+  # call's 64 MB for the records.
   [[ -x "$BIN/stagnb.test" ]] || { say "$BIN/stagnb.test is missing: run scripts/gpu-bundle.sh where Go is, and carry bin/ (check runs the core tests)"; exit 2; }
   say "stag backend"
   "$BIN/stag" backend | tee "$OUT/backend.json"
