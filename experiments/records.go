@@ -198,7 +198,8 @@ func RecordedPaperVsOurs(table string) (string, error) {
 }
 
 // RecordedPaperVsOursOn is RecordedPaperVsOurs for the records a GPU made, kept apart from the
-// CPU's under results/<device>/ (e.g. "h100") until its table is complete.
+// CPU's under results/<device>/ (e.g. "h200"): the backends draw different random numbers, so
+// each is a reproduction of its own.
 func RecordedPaperVsOursOn(device, table string) (string, error) {
 	if err := checkDeviceFolder("RecordedPaperVsOursOn", device); err != nil {
 		return "", err
