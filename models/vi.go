@@ -302,6 +302,28 @@ func (m *VIGCN) Logits(scope *model.Scope, g *Graph, task *NodeTask) *Node {
 	return h
 }
 
+// legacyRegulariser is the authors' code's regulariser (VILegacy) from the −mean log p(a) of each
+// layer's sample: layer 0's term (twice for PosteriorR, whose one sample all layers share) plus
+// the mean of the terms of the layers ≥ 1 (restNLP), weighted by regScale (0: 1). VIGCN and
+// VIGraphRegressor share it.
+func legacyRegulariser(posterior Posterior, firstNLP *Node, restNLP []*Node, regScale float64) *Node {
+	reg := firstNLP
+	switch {
+	case posterior == PosteriorR:
+		reg = MulScalar(reg, 2)
+	case len(restNLP) > 0:
+		rest := restNLP[0]
+		for _, r := range restNLP[1:] {
+			rest = Add(rest, r)
+		}
+		reg = Add(reg, DivScalar(rest, float64(len(restNLP))))
+	}
+	if regScale != 0 {
+		reg = MulScalar(reg, regScale)
+	}
+	return reg
+}
+
 // regulariser returns the objective's scalar term for one forward pass; restNLP are the legacy
 // terms of the layers ≥ 1 samples.
 func (m *VIGCN) regulariser(vg *viGraph, restNLP []*Node) *Node {
@@ -321,21 +343,7 @@ func (m *VIGCN) regulariser(vg *viGraph, restNLP []*Node) *Node {
 	case VILegacy:
 		mu, logSigma := sampleGrid()
 		a := Add(mu, Mul(Exp(logSigma), stagnb.StandardNormal(vg.scope, g, mu.Shape())))
-		reg := ReduceAllMean(m.negLogPrior(a))
-		switch {
-		case m.Posterior == PosteriorR:
-			reg = MulScalar(reg, 2)
-		case len(restNLP) > 0:
-			rest := restNLP[0]
-			for _, r := range restNLP[1:] {
-				rest = Add(rest, r)
-			}
-			reg = Add(reg, DivScalar(rest, float64(len(restNLP))))
-		}
-		if m.RegScale != 0 {
-			reg = MulScalar(reg, m.RegScale)
-		}
-		return reg
+		return legacyRegulariser(m.Posterior, ReduceAllMean(m.negLogPrior(a)), restNLP, m.RegScale)
 	case VIELBO:
 		var kl *Node
 		if m.Posterior == PosteriorREC {

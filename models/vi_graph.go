@@ -139,20 +139,7 @@ func (m *VIGraphRegressor) Predict(scope *model.Scope, g *Graph, b *GraphBatch, 
 	r := relu(layers.Dense(scope.At("readout_0"), pooled, true, m.Hidden))
 	pred := Reshape(layers.Dense(scope.At("readout_1"), r, true, 1), b.Edges.NumGraphs)
 	if scope.IsTraining(g) && !m.Deterministic {
-		reg := firstNLP
-		if m.Posterior == PosteriorR {
-			reg = MulScalar(reg, 2)
-		} else if len(restNLP) > 0 {
-			rest := restNLP[0]
-			for _, x := range restNLP[1:] {
-				rest = Add(rest, x)
-			}
-			reg = Add(reg, DivScalar(rest, float64(len(restNLP))))
-		}
-		if m.RegScale != 0 {
-			reg = MulScalar(reg, m.RegScale)
-		}
-		train.AddRegularizationLoss(reg)
+		train.AddRegularizationLoss(legacyRegulariser(m.Posterior, firstNLP, restNLP, m.RegScale))
 	}
 	return pred
 }
