@@ -157,8 +157,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 // its agreement summary and, where a Deterministic row is recorded, each row against it; writes
 // it as HTML to htmlPath when that is set, and saves the notebook's plots of the records in
 // plotDir when that is set. When the specs are a variant's, rows are the paper rows they vary
-// (nil otherwise): the table shows the records of those recorded under dir whose cells the variant has records of,
-// then the variant's (experiments.BesideRows), so that each variant is read beside its row.
+// (nil otherwise): the table shows the records of those recorded under dir whose cells the
+// variant has records of, then the variant's (experiments.BesideRows), so that each variant is
+// read beside its row.
 func writeComparison(stdout io.Writer, table string, specs, rows []models.RunSpec, dir, htmlPath, plotDir string) error {
 	var recs []models.Record
 	for _, s := range specs {
