@@ -90,7 +90,7 @@ func TestGPURunScript(t *testing.T) {
 	if err := os.WriteFile(passed, []byte("=== RUN   TestEdgeListValidate\n--- PASS: TestEdgeListValidate (0.00s)\n--- FAIL: TestEnumNames (0.00s)\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	qcode, qlog := runStageOn(noGo, []string{"STAGNB_DATA=" + bad, "STAGNB_CORE_TEST_FLAGS=-test.run ^(TestEnumNames|TestEdgeListValidate)$", "STAGNB_CORE_TESTS_PASSED=" + passed}, "check")
+	qcode, qlog := runStageOn(noGo, []string{"STAGNB_DATA=" + bad, "STAGNB_CORE_TEST_RUN=^(TestEnumNames|TestEdgeListValidate)$", "STAGNB_CORE_TESTS_PASSED=" + passed}, "check")
 	tests, _ := os.ReadFile(filepath.Join(out, "core-tests.log"))
 	if qcode == 0 || qcode == 75 || !strings.Contains(qlog, "the quick training failed") || !strings.Contains(string(tests), "--- PASS: TestEnumNames") {
 		t.Errorf("gpu-run.sh check with a failing quick training: exit %d, want its failure, after the core tests:\n%s\ncore-tests.log:\n%s", qcode, qlog, tests)
@@ -109,7 +109,7 @@ func TestGPURunScript(t *testing.T) {
 	// quick run here).
 	allResults := t.TempDir()
 	allEnv := []string{"STAGNB_GPU_RESULTS=" + allResults, "STAGNB_BENCH_FLAGS=-methods deterministic -steps 2 -warmup 0",
-		"STAGNB_CORE_TEST_FLAGS=-test.run TestMonteCarlo|TestEnumNames -test.skip TestMonteCarloSpreadFarFromZero"}
+		"STAGNB_CORE_TEST_RUN=TestMonteCarlo|TestEnumNames", "STAGNB_CORE_TEST_FLAGS=-test.skip TestMonteCarloSpreadFarFromZero", "STAGNB_CORE_TEST_SHARDS=2"}
 	code, log := runStageOn(noGo, allEnv, "all", "-quick", "-datasets", "cora", "-configs", "deterministic", "-layers", "2")
 	if code != 0 || strings.Count(log, "host: ") != 1 {
 		t.Fatalf("gpu-run.sh all: exit %d, want 0, and the environment probed once\n%s", code, log)
@@ -124,9 +124,9 @@ func TestGPURunScript(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "core-tests.log")); err != nil || !strings.Contains(string(b), "\nPASS\n") || strings.Contains(string(b), "--- FAIL") {
 		t.Errorf("core-tests.log (%v) does not show the core tests passing:\n%s", err, b)
-	} else if log := string(b); !strings.Contains(log, "--- PASS: TestMonteCarloReductions") || !strings.Contains(log, "--- PASS: TestEnumNames") ||
-		strings.Contains(log, "TestMonteCarloSpreadFarFromZero") || strings.Contains(log, "TestAggregateHandComputed") {
-		t.Errorf("core-tests.log: want the tests that STAGNB_CORE_TEST_FLAGS picks and only those:\n%s", b)
+	} else if log := string(b); strings.Count(log, "--- PASS: TestMonteCarloReductions") != 1 || strings.Count(log, "--- PASS: TestEnumNames") != 1 ||
+		strings.Count(log, "=== core tests, process ") != 2 || strings.Contains(log, "TestMonteCarloSpreadFarFromZero") || strings.Contains(log, "TestAggregateHandComputed") {
+		t.Errorf("core-tests.log: want the tests that STAGNB_CORE_TEST_RUN and _FLAGS pick and only those, in two processes:\n%s", b)
 	}
 	quick := tarFiles(t, filepath.Join(out, "quick.tar.gz"))
 	for _, c := range []string{"deterministic", "normal(1,0.8)"} {
