@@ -103,3 +103,39 @@ func tensorsEqual(a, b *tensors.Tensor) bool {
 	})
 	return equal
 }
+
+// TestEmptyConstantsAreNoLiterals checks that the constants of an empty edge list are broadcast
+// zeros, not empty literals, which XLA's CUDA plugin cannot compile at rank 2 (constShaped), and
+// that they have the shapes the aggregators expect.
+func TestEmptyConstantsAreNoLiterals(t *testing.T) {
+	b, err := NewBackend(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Finalize()
+	g := NewGraph(b, t.Name())
+	el, err := NewEdgeList(3, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges := el.Const(g)
+	for _, c := range []struct {
+		name string
+		node *Node
+		want shapes.Shape
+	}{
+		{"Src", edges.Src, shapes.Make(dtypes.Int32, 0, 1)},
+		{"Dst", edges.Dst, shapes.Make(dtypes.Int32, 0, 1)},
+		{"constVector", constVector(g, []float32{}), shapes.Make(dtypes.Float32, 0)},
+	} {
+		if !c.node.Shape().Equal(c.want) {
+			t.Errorf("%s: shape %s, want %s", c.name, c.node.Shape(), c.want)
+		}
+		if c.node.Type() == NodeTypeConstant {
+			t.Errorf("%s: an empty literal, which XLA's CUDA plugin cannot compile at rank 2", c.name)
+		}
+	}
+	if n := constColumn(g, []int32{4, 5}); n.Type() != NodeTypeConstant || !n.Shape().Equal(shapes.Make(dtypes.Int32, 2, 1)) {
+		t.Errorf("constColumn of two values: %s %s, want the constant Int32[2, 1]", n.Type(), n.Shape())
+	}
+}

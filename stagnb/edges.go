@@ -147,12 +147,23 @@ func (el *EdgeList) newConst(g *Graph) *Edges {
 // constVector is the constant `[len(v)]` of v, which may be empty (Const cannot tell the shape
 // of an empty slice: a graph without edges, features without non-zeros).
 func constVector[T gotype.Supported](g *Graph, v []T) *Node {
-	return ConstTensor(g, tensors.FromFlatDataAndDimensions(v, len(v)))
+	return constShaped(g, v, len(v))
 }
 
 // constColumn is the constant `[len(v), 1]` of v, which may be empty.
 func constColumn[T gotype.Supported](g *Graph, v []T) *Node {
-	return ConstTensor(g, tensors.FromFlatDataAndDimensions(v, len(v), 1))
+	return constShaped(g, v, len(v), 1)
+}
+
+// constShaped is the constant of v shaped dims. An empty v gives a broadcast zero instead of a
+// literal: XLA's CUDA plugin refuses to compile an empty literal of rank 2 ("inferred shape of
+// elements literal ([0]) does not match type ([0, 1])", measured on an H200,
+// results/h200/core-tests-call13.log), which a graph without edges would hold.
+func constShaped[T gotype.Supported](g *Graph, v []T, dims ...int) *Node {
+	if len(v) == 0 {
+		return Zeros(g, shapes.Make(dtypes.FromGenericsType[T](), dims...))
+	}
+	return ConstTensor(g, tensors.FromFlatDataAndDimensions(v, dims...))
 }
 
 // Edges is the in-graph form of an edge list, what the aggregators and layers take.
