@@ -31,14 +31,27 @@ var fourX = [][]float32{{1, -1}, {2, 5}, {4, 0}, {8, 3}}
 // float64 slices.
 func runGraph(t *testing.T, seed int64, fn func(scope *model.Scope, g *Graph) []*Node) [][]float64 {
 	t.Helper()
+	return runGraphCalls(t, seed, 1, fn)[0]
+}
+
+// runGraphCalls builds fn once with a fresh store seeded with seed and calls it `calls` times,
+// returning each call's outputs as float64 slices. Each call draws fresh noise (the store's random
+// state moves on), so a test can take many Monte-Carlo samples from a graph of few: XLA compiles a
+// graph of hundreds of unrolled samples for minutes (the GPU's core tests stopped in such graphs,
+// results/h200/core-tests-call13.log), the pure-Go backend does not compile.
+func runGraphCalls(t *testing.T, seed int64, calls int, fn func(scope *model.Scope, g *Graph) []*Node) [][][]float64 {
+	t.Helper()
 	store := model.NewStore()
 	if err := store.SetRNGStateFromSeed(seed); err != nil {
 		t.Fatal(err)
 	}
 	store.SetParam(model.ParamInitialSeed, seed)
 	exec := model.MustNewExec(stagtest.Backend(t), store, fn)
-	outs := exec.MustCall()
-	return flatten(t, outs)
+	res := make([][][]float64, calls)
+	for i := range res {
+		res[i] = flatten(t, exec.MustCall())
+	}
+	return res
 }
 
 // flatten converts float32 or float64 tensors to float64 slices.

@@ -163,7 +163,12 @@ func randomEdgeList(n, avgDeg int, seed uint64) *stagnb.EdgeList {
 // drawLayers draws the noise weights of two layers (in one graph) for a graph with C channels and
 // returns them broadcast to [2][E][C].
 func drawLayers(t *testing.T, el *stagnb.EdgeList, noise *stagnb.Noise, c int) [2][][]float64 {
-	out := runGraph(t, 3, func(scope *model.Scope, g *Graph) []*Node {
+	return drawLayersCalls(t, el, noise, c, 1)[0]
+}
+
+// drawLayersCalls is drawLayers called `calls` times: independent draws of the two layers' weights.
+func drawLayersCalls(t *testing.T, el *stagnb.EdgeList, noise *stagnb.Noise, c, calls int) [][2][][]float64 {
+	outs := runGraphCalls(t, 3, calls, func(scope *model.Scope, g *Graph) []*Node {
 		edges := el.Const(g)
 		var res []*Node
 		for range 2 {
@@ -172,76 +177,95 @@ func drawLayers(t *testing.T, el *stagnb.EdgeList, noise *stagnb.Noise, c int) [
 		}
 		return res
 	})
-	var w [2][][]float64
-	for l := range 2 {
-		for e := range el.NumEdges() {
-			w[l] = append(w[l], out[l][e*c:(e+1)*c])
+	ws := make([][2][][]float64, calls)
+	for i, out := range outs {
+		for l := range 2 {
+			for e := range el.NumEdges() {
+				ws[i][l] = append(ws[i][l], out[l][e*c:(e+1)*c])
+			}
 		}
 	}
-	return w
+	return ws
 }
 
 // TestPresetMaskStructure checks that each Bernoulli preset draws the mask whose sharing
 // pattern the paper's Section 5 states: equal where Z shares a draw, independent elsewhere.
+// A mask is drawn 32 times (calls of one graph): positions that share a draw are equal in every
+// call; two independent ones are equal in all 32 with probability 2⁻³², which a pattern that
+// shares more than the paper's would make 1.
 func TestPresetMaskStructure(t *testing.T) {
-	const c = 16
+	const c, calls = 16, 32
 	el := randomEdgeList(60, 4, 11)
 	bern, _ := stagnb.Bernoulli(0.5, false)
-	// same(l1,e1,c1, l2,e2,c2) says whether the preset must give the two positions one draw.
+	// draw(l, e, ch) names the draw that the preset must give position (l, e, ch) of the two
+	// layers' masks: positions with one name share it, the others are independent.
 	tests := []struct {
 		name      string
 		structure stagnb.Structure
-		same      func(l1, e1, c1, l2, e2, c2 int) bool
+		draw      func(l, e, ch int) int
 	}{
-		{"dropout Z[l,c]", stagnb.StructureDropout, func(l1, _, c1, l2, _, c2 int) bool { return l1 == l2 && c1 == c2 }},
-		{"dropedge Z[e]", stagnb.StructureDropEdge, func(_, e1, _, _, e2, _ int) bool { return e1 == e2 }},
-		{"node sampling Z[src]", stagnb.StructureNodeSampling, func(_, e1, _, _, e2, _ int) bool { return el.Src[e1] == el.Src[e2] }},
-		{"gdc Z[l,c,e]", stagnb.StructureGDC, func(l1, e1, c1, l2, e2, c2 int) bool { return l1 == l2 && e1 == e2 && c1 == c2 }},
+		{"dropout Z[l,c]", stagnb.StructureDropout, func(l, _, ch int) int { return l*c + ch }},
+		{"dropedge Z[e]", stagnb.StructureDropEdge, func(_, e, _ int) int { return e }},
+		{"node sampling Z[src]", stagnb.StructureNodeSampling, func(_, e, _ int) int { return int(el.Src[e]) }},
+		{"gdc Z[l,c,e]", stagnb.StructureGDC, func(l, e, ch int) int { return (l*el.NumEdges()+e)*c + ch }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			w := drawLayers(t, el, stagnb.NewNoise(bern, tc.structure), c)
-			r := rand.New(rand.NewPCG(5, 5))
-			var pairs, differ int
-			zeros, total := 0, 0
+			ws := drawLayersCalls(t, el, stagnb.NewNoise(bern, tc.structure), c, calls)
+			positions := map[int]int{} // positions per draw
 			for l := range 2 {
 				for e := range el.NumEdges() {
 					for ch := range c {
-						if v := w[l][e][ch]; v == 0 {
-							zeros++
-						} else if v != 1 {
-							t.Fatalf("mask value %g, want 0 or 1", v)
+						positions[tc.draw(l, e, ch)]++
+						for _, w := range ws {
+							if v := w[l][e][ch]; v != 0 && v != 1 {
+								t.Fatalf("mask value %g, want 0 or 1", v)
+							}
 						}
-						total++
 					}
 				}
 			}
-			// Draws that must be shared are equal; independent ones differ half the time.
+			r := rand.New(rand.NewPCG(5, 5))
+			var pairs, differ, alwaysEqual int
 			for range 20000 {
 				l1, e1, c1 := r.IntN(2), r.IntN(el.NumEdges()), r.IntN(c)
 				l2, e2, c2 := r.IntN(2), r.IntN(el.NumEdges()), r.IntN(c)
 				if r.IntN(4) == 0 { // also probe close positions, which a wrong pattern would share
 					e2 = e1
 				}
-				a, b := w[l1][e1][c1], w[l2][e2][c2]
-				if tc.same(l1, e1, c1, l2, e2, c2) {
-					if a != b {
-						t.Fatalf("positions (l%d,e%d,c%d) and (l%d,e%d,c%d) must share a draw: %g != %g", l1, e1, c1, l2, e2, c2, a, b)
+				equal := 0
+				for _, w := range ws {
+					if w[l1][e1][c1] == w[l2][e2][c2] {
+						equal++
+					}
+				}
+				if tc.draw(l1, e1, c1) == tc.draw(l2, e2, c2) {
+					if equal != calls {
+						t.Fatalf("positions (l%d,e%d,c%d) and (l%d,e%d,c%d) must share a draw: they differ in %d of %d calls", l1, e1, c1, l2, e2, c2, calls-equal, calls)
 					}
 					continue
 				}
 				pairs++
-				if a != b {
-					differ++
+				differ += calls - equal
+				if equal == calls {
+					if alwaysEqual++; alwaysEqual <= 3 {
+						t.Errorf("positions (l%d,e%d,c%d) and (l%d,e%d,c%d) are equal in all %d calls: one draw, where the pattern has two", l1, e1, c1, l2, e2, c2, calls)
+					}
 				}
 			}
-			// Independent Bernoulli(½) pairs differ with probability ½. Some sampled pairs share a
-			// hidden draw only if the pattern is wrong, which pulls the fraction down.
-			frac := float64(differ) / float64(pairs)
-			se := math.Sqrt(0.25 / float64(pairs))
-			t.Logf("zero fraction %.3f; independent pairs differ %.3f of %d", float64(zeros)/float64(total), frac, pairs)
+			// Independent Bernoulli(½) values differ half the time. Within a call the pairs compare
+			// a few draws (32 for dropout), so the fraction of a call varies by about 1/(n√2) around
+			// ½ for n draws of equal share, besides the sampling of pairs; n_eff = 1/Σ share² for
+			// draws of unequal shares (node sampling: a node's out-degree). The calls are independent.
+			var sameDraw float64
+			for _, n := range positions {
+				sameDraw += math.Pow(float64(n)/float64(2*el.NumEdges()*c), 2) // of the two layers' positions
+			}
+			frac := float64(differ) / float64(pairs*calls)
+			se := math.Sqrt((0.25/float64(pairs) + sameDraw*sameDraw/2) / calls)
+			t.Logf("%d draws (%.0f effective); independent pairs differ in %.4f of %d pairs × %d calls, want 0.5 ± %.4f", len(positions), 1/sameDraw, frac, pairs, calls, se)
 			if math.Abs(frac-0.5) > 5*se {
-				t.Errorf("independent positions differ in %.3f of pairs, want 0.5 ± 5×%.4f", frac, se)
+				t.Errorf("independent positions differ in %.4f of pairs × calls, want 0.5 ± 5×%.4f", frac, se)
 			}
 		})
 	}
