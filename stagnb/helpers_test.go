@@ -54,6 +54,31 @@ func runGraphCalls(t *testing.T, seed int64, calls int, fn func(scope *model.Sco
 	return res
 }
 
+// callMoments calls fn's graph `calls` times (runGraphCalls), each call one sample of its outputs,
+// and returns each output element's mean and standard deviation (over calls, divided by calls as
+// MonteCarlo's spread is): Monte Carlo over calls of a one-sample graph, which every backend
+// compiles in a moment, instead of over samples unrolled in one graph.
+func callMoments(t *testing.T, seed int64, calls int, fn func(scope *model.Scope, g *Graph) []*Node) (mean, sd [][]float64) {
+	t.Helper()
+	res := runGraphCalls(t, seed, calls, fn)
+	mean, sd = make([][]float64, len(res[0])), make([][]float64, len(res[0]))
+	for i, first := range res[0] {
+		mean[i], sd[i] = make([]float64, len(first)), make([]float64, len(first))
+		for j := range first {
+			for _, r := range res {
+				mean[i][j] += r[i][j]
+			}
+			mean[i][j] /= float64(calls)
+			for _, r := range res {
+				d := r[i][j] - mean[i][j]
+				sd[i][j] += d * d
+			}
+			sd[i][j] = math.Sqrt(sd[i][j] / float64(calls))
+		}
+	}
+	return mean, sd
+}
+
 // flatten converts float32 or float64 tensors to float64 slices.
 func flatten(t *testing.T, outs []*tensors.Tensor) [][]float64 {
 	t.Helper()

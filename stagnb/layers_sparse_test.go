@@ -243,16 +243,15 @@ func TestSparseLayersNoiseInExpectation(t *testing.T) {
 				noise := stagnb.NewNoise(d, stagnb.StructureSTAG)
 				t.Run(c.name+"/"+b.name+"/"+d.String(), func(t *testing.T) {
 					x := c.input(t, stagnb.NormBoth)
-					res := runGraph(t, 5, func(scope *model.Scope, g *Graph) []*Node {
+					// K calls of a graph with one sample of each layer.
+					ms, ss := callMoments(t, 5, k, func(scope *model.Scope, g *Graph) []*Node {
 						edges := c.el.Const(g)
 						xd := Const(g, c.dense)
-						ms, ss := stagnb.MonteCarlo(g, k, stagnb.MCMean, func(int) *Node { return b.sparse(scope, x, edges, noise) })
-						_, sd := stagnb.MonteCarlo(g, k, stagnb.MCMean, func(int) *Node { return b.dense(scope, xd, edges, noise) })
 						// An evaluation graph with the noise off at evaluation uses E[z] for every weight.
 						exact := b.dense(scope, xd, edges, &stagnb.Noise{Dist: d, Structure: stagnb.StructureSTAG, OffAtEval: true})
-						return []*Node{ms, ss, sd, exact}
+						return []*Node{b.sparse(scope, x, edges, noise), b.dense(scope, xd, edges, noise), exact}
 					})
-					mean, spread, denseSpread, exact := res[0], res[1], res[2], res[3]
+					mean, spread, denseSpread, exact := ms[0], ss[0], ss[1], ms[2]
 					varied := 0
 					for i := range exact {
 						se := denseSpread[i] / math.Sqrt(k)

@@ -341,10 +341,10 @@ func TestOffAtEvalWeight(t *testing.T) {
 	}
 }
 
-// TestUnbiasedSum checks E[noisy SUM] = E[z]·SUM with the Monte-Carlo mean of K samples:
-// per node and channel the noisy sum has variance Var(z)·Σ x_u², so the mean of K samples
-// must lie within 5·√(Var(z)·Σx²/K) of E[z]·Σx. The spread MonteCarlo returns is checked
-// against √(Var(z)·Σx²) the same way (loosely: 30 %).
+// TestUnbiasedSum checks E[noisy SUM] = E[z]·SUM with the Monte-Carlo mean of K samples (K calls
+// of a one-sample graph): per node and channel the noisy sum has variance Var(z)·Σ x_u², so the
+// mean of K samples must lie within 5·√(Var(z)·Σx²/K) of E[z]·Σx, and their spread near
+// √(Var(z)·Σx²) (loosely: 30 %).
 func TestUnbiasedSum(t *testing.T) {
 	const k = 400
 	el := fourNodes()
@@ -354,14 +354,10 @@ func TestUnbiasedSum(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out := runGraph(t, 9, func(scope *model.Scope, g *Graph) []*Node {
-				edges := el.Const(g)
-				x := Const(g, fourX)
-				mean, spread := stagnb.MonteCarlo(g, k, stagnb.MCMean, func(int) *Node {
-					return stagnb.StochasticAggregate(scope, x, edges, stagnb.AggSum, stagnb.NormNone, stagnb.NewNoise(d, stagnb.StructureSTAG))
-				})
-				return []*Node{mean, spread}
+			mean, spread := callMoments(t, 9, k, func(scope *model.Scope, g *Graph) []*Node {
+				return []*Node{stagnb.StochasticAggregate(scope, Const(g, fourX), el.Const(g), stagnb.AggSum, stagnb.NormNone, stagnb.NewNoise(d, stagnb.StructureSTAG))}
 			})
+			out := [][]float64{mean[0], spread[0]}
 			// Node 1 receives x0, x2, x3; node 2 x1; node 3 x0.
 			incoming := map[int][]int{1: {0, 2, 3}, 2: {1}, 3: {0}}
 			for v, us := range incoming {

@@ -254,24 +254,24 @@ func TestTheorem2(t *testing.T) {
 		}
 		return e
 	}
-	aggregate := func(noise *stagnb.Noise) [][]float64 {
-		return runGraph(t, 31, func(scope *model.Scope, g *Graph) []*Node {
-			xs, edges := Const(g, x), loops.Const(g)
-			var outs []*Node
-			for range samples {
-				outs = append(outs, stagnb.StochasticAggregate(scope, xs, edges, stagnb.AggSum, stagnb.NormBoth, noise))
-			}
-			return outs
-		})
+	// The samples: calls of a one-sample graph.
+	aggregate := func(noise *stagnb.Noise, calls int) [][]float64 {
+		var outs [][]float64
+		for _, out := range runGraphCalls(t, 31, calls, func(scope *model.Scope, g *Graph) []*Node {
+			return []*Node{stagnb.StochasticAggregate(scope, Const(g, x), loops.Const(g), stagnb.AggSum, stagnb.NormBoth, noise)}
+		}) {
+			outs = append(outs, out[0])
+		}
+		return outs
 	}
-	bound := energy(aggregate(nil)[0])
+	bound := energy(aggregate(nil, 1)[0])
 	for _, s := range []string{"normal(1,0.5)", "uniform(0.5,1.5)", "bernoulli(0.5,rescale)", "normal(-1.2,0.3)"} {
 		d, err := stagnb.ParseDistribution(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var sum, sumSq float64
-		for _, out := range aggregate(stagnb.NewNoise(d, stagnb.StructureSTAG)) {
+		for _, out := range aggregate(stagnb.NewNoise(d, stagnb.StructureSTAG), samples) {
 			e := energy(out)
 			sum += e
 			sumSq += e * e
