@@ -21,6 +21,9 @@ type BenchMethod struct {
 	FirstPlacement, OtherPlacement stagnb.Placement
 	// MCSamples > 0 times Monte-Carlo inference with that many samples instead of a training step.
 	MCSamples int
+	// MCChunk > 0 draws those samples in calls of at most MCChunk (TrainConfig.MCChunk): an
+	// inference is then all the calls, and its first call compiles a graph of that many samples.
+	MCChunk int
 	// Model, if set, is a Table 3 or Table 8 row ("vi:r", "vi:rc", "vi:re", "vi:rec", "bbgdc", "bbb")
 	// built by ModelFor instead of the GCN with Noise; Noise, Structure and the placements are
 	// then unused.
@@ -77,8 +80,11 @@ type BenchResult struct {
 	Hidden     int    `json:"hidden"`
 	Model      string `json:"model,omitempty"`
 	// Params is the number of trainable parameters.
-	Params    int     `json:"params"`
-	MCSamples int     `json:"mc_samples,omitempty"`
+	Params    int `json:"params"`
+	MCSamples int `json:"mc_samples,omitempty"`
+	// MCCalls > 1 says that an inference drew its MCSamples in that many calls of a graph of
+	// MCSamples / MCCalls samples (BenchMethod.MCChunk); its time is theirs together.
+	MCCalls   int     `json:"mc_calls,omitempty"`
 	Steps     int     `json:"steps"`
 	MSPerStep float64 `json:"ms_per_step"`
 	MSMin     float64 `json:"ms_min"`
@@ -173,8 +179,12 @@ func Bench(backend compute.Backend, task *NodeTask, method BenchMethod, layers, 
 		if _, err := step(); err != nil {
 			return res, err
 		}
+		perCall, calls := mcCalls(method.MCSamples, method.MCChunk)
+		if calls > 1 {
+			res.MCCalls = calls
+		}
 		exec, err := model.NewExec(backend, store, func(scope *model.Scope, g *Graph) *Node {
-			mean, _ := stagnb.MonteCarlo(g, method.MCSamples, stagnb.MCMean, func(int) *Node {
+			mean, _ := stagnb.MonteCarlo(g, perCall, stagnb.MCMean, func(int) *Node {
 				return m.Logits(scope, g, task)
 			})
 			return mean
@@ -184,11 +194,16 @@ func Bench(backend compute.Backend, task *NodeTask, method BenchMethod, layers, 
 		}
 		defer exec.Finalize()
 		run = func() error {
-			out, err := exec.Call()
-			for _, t := range out {
-				t.FinalizeAll()
+			for range calls {
+				out, err := exec.Call()
+				for _, t := range out {
+					t.FinalizeAll()
+				}
+				if err != nil {
+					return err
+				}
 			}
-			return err
+			return nil
 		}
 	} else {
 		run = func() error {

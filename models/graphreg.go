@@ -147,8 +147,8 @@ type GraphTrainer struct {
 // NewGraphTrainer builds and compiles the training step of m on task with cfg's learning rate,
 // first-layer weight decay and Monte-Carlo evaluation. Finalize frees it.
 func NewGraphTrainer(backend compute.Backend, task *GraphTask, m GraphPredictor, cfg TrainConfig) (*GraphTrainer, error) {
-	if cfg.Epochs < 1 || cfg.EvalEvery < 1 || cfg.MCSamples < 1 {
-		return nil, fmt.Errorf("models.TrainGraphRegressor: Epochs=%d, EvalEvery=%d, MCSamples=%d must be ≥ 1", cfg.Epochs, cfg.EvalEvery, cfg.MCSamples)
+	if cfg.Epochs < 1 || cfg.EvalEvery < 1 || cfg.MCSamples < 1 || cfg.MCChunk < 0 {
+		return nil, fmt.Errorf("models.TrainGraphRegressor: Epochs=%d, EvalEvery=%d, MCSamples=%d must be ≥ 1, MCChunk=%d ≥ 0", cfg.Epochs, cfg.EvalEvery, cfg.MCSamples, cfg.MCChunk)
 	}
 	created := time.Now()
 	labels := tensors.FromFlatDataAndDimensions(slices.Clone(task.Train.Labels), len(task.Train.Labels))
@@ -165,10 +165,11 @@ func NewGraphTrainer(backend compute.Backend, task *GraphTask, m GraphPredictor,
 		return nil, fmt.Errorf("models.NewGraphTrainer: %w", err)
 	}
 	t := &GraphTrainer{trainerCore: trainerCore{step: step, cfg: cfg, fresh: true, created: created}, task: task}
+	perCall, _ := mcCalls(cfg.MCSamples, cfg.MCChunk)
 	t.eval, err = model.NewExec(backend, step.store, func(scope *model.Scope, g *Graph) []*Node {
 		var outs []*Node
 		for _, b := range []*GraphBatch{task.Val, task.Test} {
-			mean, spread := stagnb.MonteCarlo(g, cfg.MCSamples, stagnb.MCMean, func(int) *Node {
+			mean, spread := stagnb.MonteCarlo(g, perCall, stagnb.MCMean, func(int) *Node {
 				return m.Predict(scope, g, b, task.NumFeatures)
 			})
 			outs = append(outs, mean, spread)
@@ -190,7 +191,7 @@ func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models.GraphTrainer.Train: %w", err)
 	}
-	task, eval := t.task, t.eval
+	task := t.task
 	var trainMean float64
 	for _, y := range task.Train.Labels {
 		trainMean += float64(y)
@@ -212,16 +213,12 @@ func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
 			}
 			continue
 		}
-		outs, err := eval.Call()
+		outs, err := t.evaluate()
 		if err != nil {
 			return nil, fmt.Errorf("models.TrainGraphRegressor: evaluation at epoch %d: %w", epoch, err)
 		}
-		val := tensors.MustCopyFlatData[float32](outs[0])
-		test := tensors.MustCopyFlatData[float32](outs[2])
-		spread := tensors.MustCopyFlatData[float32](outs[3])
-		for _, t := range outs {
-			t.FinalizeAll()
-		}
+		pooled := poolMeanSpread(outs)
+		val, test, spread := pooled[0], pooled[2], pooled[3]
 		v := rmse(val, task.Val.Labels)
 		if math.IsNaN(v) {
 			return nil, fmt.Errorf("models.TrainGraphRegressor: evaluation at epoch %d: NaN predictions", epoch)
@@ -248,6 +245,34 @@ func (t *GraphTrainer) Train(cfg TrainConfig) (*GraphResult, error) {
 		return nil, fmt.Errorf("models.TrainGraphRegressor: %w", err)
 	}
 	return res, nil
+}
+
+// poolMeanSpread combines the calls' outputs, pairs of a mean and a spread (population standard
+// deviation) over each call's equally many samples, outs[call][output], into the mean and spread
+// over all the samples (one call: its outputs): the mean of the means, and the root of the mean
+// over calls of spread² + (mean − overall mean)².
+func poolMeanSpread(outs [][][]float32) [][]float32 {
+	if len(outs) == 1 {
+		return outs[0]
+	}
+	k := float64(len(outs))
+	pooled := make([][]float32, len(outs[0]))
+	for i := 0; i+1 < len(pooled); i += 2 {
+		pooled[i], pooled[i+1] = make([]float32, len(outs[0][i])), make([]float32, len(outs[0][i]))
+		for j := range pooled[i] {
+			var mean, sq float64
+			for _, call := range outs {
+				mean += float64(call[i][j])
+			}
+			mean /= k
+			for _, call := range outs {
+				s, d := float64(call[i+1][j]), float64(call[i][j])-mean
+				sq += s*s + d*d
+			}
+			pooled[i][j], pooled[i+1][j] = float32(mean), float32(math.Sqrt(sq/k))
+		}
+	}
+	return pooled
 }
 
 // regressionProgress is the Progress of a regression epoch: the loss and the latest evaluation's

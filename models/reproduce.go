@@ -532,6 +532,9 @@ type ReproduceOptions struct {
 	// other seeds trained. Errors before training (a missing dataset, a bad configuration) are not
 	// retried. Each retry is logged; a record holds the result of the attempt that finished.
 	Retries int
+	// MCChunk evaluates each run's Monte-Carlo samples in calls of at most that many
+	// (TrainConfig.MCChunk; 0: all in one graph). Its records say so in their protocol.
+	MCChunk int
 }
 
 // Reproduce runs the specs that have no record under outDir yet, writing each record atomically
@@ -748,6 +751,7 @@ func (t *runTrainer) finalize() {
 // protocol's graphs change), and returns its record.
 func (r *reproducer) run(i int, spec RunSpec, tr *runTrainer) (_ Record, err error) {
 	cfg := r.opts.Protocol(spec)
+	cfg.MCChunk = r.opts.MCChunk
 	if (tr.node != nil || tr.graph != nil) && graphConfigDiff(tr.cfg, cfg) != "" {
 		tr.finalize()
 	}
@@ -998,6 +1002,8 @@ func ProtocolDiff(recorded, want TrainConfig) string {
 		return m
 	}
 	r, w := asMap(recorded), asMap(want)
+	delete(r, "mc_chunk") // how the samples were split into calls, not which were drawn
+	delete(w, "mc_chunk")
 	var keys []string
 	for k := range r {
 		keys = append(keys, k)

@@ -35,6 +35,15 @@ type TrainConfig struct {
 	EvalEvery int `json:"eval_every"`
 	// MCSamples averaged at each evaluation, noise on (paper: 32).
 	MCSamples int `json:"mc_samples"`
+	// MCChunk > 0 draws the MCSamples of an evaluation in calls of at most MCChunk samples each
+	// (the largest divisor of MCSamples not above it), so that the evaluation graph unrolls only
+	// that many forward passes: XLA takes about 30 s to compile 32 of them on a GPU, while the
+	// pure-Go backend does not compile. The calls draw what one graph of all the samples would,
+	// in the same order (the store's random state goes on from call to call), so a node
+	// classifier's evaluation changes only in the rounding of its sums; a graph regressor's
+	// validation and test samples take turns by call. 0 unrolls all the samples in one graph.
+	// It is how the evaluation runs, not what it computes: ProtocolDiff leaves it out.
+	MCChunk int `json:"mc_chunk,omitempty"`
 	// MCVote predicts each node's class by the majority vote of the samples' argmaxes (ties to the
 	// lower class), as BBGDC's code did (accuracy_mrun_np), instead of the argmax of their mean
 	// logits (STAG's code).
@@ -159,8 +168,8 @@ type NodeTrainer struct {
 // NewNodeTrainer builds and compiles the training step of m on task with cfg's learning rate, first-layer
 // weight decay and Monte-Carlo evaluation; cfg.Seed seeds the first run. Finalize frees it.
 func NewNodeTrainer(backend compute.Backend, task *NodeTask, m NodeClassifier, cfg TrainConfig) (*NodeTrainer, error) {
-	if cfg.Epochs < 1 || cfg.EvalEvery < 1 || cfg.MCSamples < 1 {
-		return nil, fmt.Errorf("models.TrainNodeClassifier: Epochs=%d, EvalEvery=%d, MCSamples=%d must be ≥ 1", cfg.Epochs, cfg.EvalEvery, cfg.MCSamples)
+	if cfg.Epochs < 1 || cfg.EvalEvery < 1 || cfg.MCSamples < 1 || cfg.MCChunk < 0 {
+		return nil, fmt.Errorf("models.TrainNodeClassifier: Epochs=%d, EvalEvery=%d, MCSamples=%d must be ≥ 1, MCChunk=%d ≥ 0", cfg.Epochs, cfg.EvalEvery, cfg.MCSamples, cfg.MCChunk)
 	}
 	created := time.Now()
 	step, err := newTrainStep(backend, cfg.Seed, func(scope *model.Scope, g *Graph) *Node {
@@ -183,8 +192,9 @@ func NewNodeTrainer(backend compute.Backend, task *NodeTask, m NodeClassifier, c
 		return nil, fmt.Errorf("models.NewNodeTrainer: %w", err)
 	}
 	t := &NodeTrainer{trainerCore: trainerCore{step: step, cfg: cfg, fresh: true, created: created}, task: task}
+	perCall, _ := mcCalls(cfg.MCSamples, cfg.MCChunk)
 	t.eval, err = model.NewExec(backend, step.store, func(scope *model.Scope, g *Graph) []*Node {
-		scores, probs := mcScores(g, cfg.MCSamples, cfg.MCVote, func(int) *Node { return m.Logits(scope, g, task) })
+		scores, probs := mcScores(g, perCall, cfg.MCSamples, cfg.MCVote, func(int) *Node { return m.Logits(scope, g, task) })
 		return []*Node{scores, probs}
 	})
 	if err != nil {
@@ -202,7 +212,7 @@ func (t *NodeTrainer) Train(cfg TrainConfig) (*NodeResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models.NodeTrainer.Train: %w", err)
 	}
-	task, eval := t.task, t.eval
+	task := t.task
 	res := &NodeResult{Seed: cfg.Seed, Epochs: cfg.Epochs, BestEpoch: -1}
 	var bestProbs []float32
 	var best snapshot // with cfg.RestoreBest, the variables at the selected evaluation
@@ -220,15 +230,12 @@ func (t *NodeTrainer) Train(cfg TrainConfig) (*NodeResult, error) {
 			}
 			continue
 		}
-		outs, err := eval.Call()
+		outs, err := t.evaluate()
 		if err != nil {
 			return nil, fmt.Errorf("models.TrainNodeClassifier: evaluation at epoch %d: %w", epoch, err)
 		}
-		scores := tensors.MustCopyFlatData[float32](outs[0])
-		meanProbs := tensors.MustCopyFlatData[float32](outs[1])
-		for _, t := range outs {
-			t.FinalizeAll()
-		}
+		sums := sumCalls(outs)
+		scores, meanProbs := sums[0], sums[1]
 		c := task.NumClasses
 		ev := Evaluation{Epoch: epoch, Loss: res.FinalLoss,
 			TrainAcc: accuracy(scores, c, task.Labels, task.Split.Train),
@@ -286,6 +293,9 @@ func graphConfigDiff(built, asked TrainConfig) string {
 	if built.MCSamples != asked.MCSamples {
 		diffs = append(diffs, fmt.Sprintf("MCSamples (%d, built with %d)", asked.MCSamples, built.MCSamples))
 	}
+	if built.MCChunk != asked.MCChunk {
+		diffs = append(diffs, fmt.Sprintf("MCChunk (%d, built with %d)", asked.MCChunk, built.MCChunk))
+	}
 	if built.MCVote != asked.MCVote {
 		diffs = append(diffs, fmt.Sprintf("MCVote (%t, built with %t)", asked.MCVote, built.MCVote))
 	}
@@ -294,8 +304,10 @@ func graphConfigDiff(built, asked TrainConfig) string {
 
 // mcScores reduces `samples` Monte-Carlo samples of the logits `[num_nodes, num_classes]` that
 // forward builds to the scores whose argmax is the prediction, the samples' mean logits or, with
-// vote, their argmaxes' vote fractions; and to the mean of their softmax probabilities.
-func mcScores(g *Graph, samples int, vote bool, forward func(sample int) *Node) (scores, probs *Node) {
+// vote, their argmaxes' vote fractions; and to the mean of their softmax probabilities. Both are
+// divided by total, the samples of all the calls of an evaluation (mcCalls), whose outputs add up
+// to the means over all of them.
+func mcScores(g *Graph, samples, total int, vote bool, forward func(sample int) *Node) (scores, probs *Node) {
 	reduce := stagnb.MCMean
 	if vote {
 		reduce = stagnb.MCVote
@@ -303,8 +315,35 @@ func mcScores(g *Graph, samples int, vote bool, forward func(sample int) *Node) 
 	sums := stagnb.MonteCarloSums(g, samples, forward, func(y, _ *Node) []*Node {
 		return []*Node{reduce.Apply(y), stagnb.MCProbs.Apply(y)}
 	})
-	k := float64(samples)
+	k := float64(total)
 	return DivScalar(sums[0], k), DivScalar(sums[1], k)
+}
+
+// mcCalls splits an evaluation's `samples` Monte-Carlo samples into calls of equal size, at most
+// chunk each (TrainConfig.MCChunk): the largest divisor of samples not above chunk, or all of
+// them in one call when chunk is 0 or not below samples.
+func mcCalls(samples, chunk int) (perCall, calls int) {
+	perCall = samples
+	if chunk > 0 && chunk < samples {
+		perCall = chunk
+		for samples%perCall != 0 {
+			perCall--
+		}
+	}
+	return perCall, samples / perCall
+}
+
+// sumCalls adds the calls' outputs element by element: outs[call][output] (one call: its outputs).
+func sumCalls(outs [][][]float32) [][]float32 {
+	sums := outs[0]
+	for _, call := range outs[1:] {
+		for i, out := range call {
+			for j, x := range out {
+				sums[i][j] += x
+			}
+		}
+	}
+	return sums
 }
 
 // lastTrain, lastVal and lastTest are the accuracies of the latest evaluation, NaN before the first.

@@ -120,7 +120,7 @@ func TestMCScores(t *testing.T) {
 	} {
 		store := model.NewStore()
 		exec := model.MustNewExec(stagtest.Backend(t), store, func(scope *model.Scope, g *Graph) []*Node {
-			scores, probs := mcScores(g, len(samples), tc.vote, func(k int) *Node { return Const(g, samples[k]) })
+			scores, probs := mcScores(g, len(samples), len(samples), tc.vote, func(k int) *Node { return Const(g, samples[k]) })
 			return []*Node{scores, probs}
 		})
 		outs := exec.MustCall()

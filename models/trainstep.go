@@ -203,7 +203,7 @@ func (s *trainStep) Finalize() {
 type trainerCore struct {
 	step    *trainStep
 	eval    *model.Exec
-	cfg     TrainConfig // the parts that shape the graphs: LearningRate, WeightDecayFirst, MCSamples, MCVote
+	cfg     TrainConfig // the parts that shape the graphs: LearningRate, WeightDecayFirst, MCSamples, MCChunk, MCVote
 	fresh   bool        // no seed trained yet: the store is as newTrainStep left it
 	created time.Time   // when the trainer began to build
 }
@@ -225,6 +225,24 @@ func (c *trainerCore) begin(cfg TrainConfig) (start time.Time, err error) {
 	}
 	c.fresh = false
 	return c.created, c.step.seed(cfg.Seed)
+}
+
+// evaluate calls the evaluation as many times as the protocol's MCChunk splits its samples into
+// (mcCalls) and returns each call's outputs in host memory, outs[call][output].
+func (c *trainerCore) evaluate() ([][][]float32, error) {
+	_, calls := mcCalls(c.cfg.MCSamples, c.cfg.MCChunk)
+	outs := make([][][]float32, calls)
+	for k := range outs {
+		ts, err := c.eval.Call()
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ts {
+			outs[k] = append(outs[k], tensors.MustCopyFlatData[float32](t))
+			t.FinalizeAll()
+		}
+	}
+	return outs, nil
 }
 
 // keepBest, when cfg.RestoreBest, replaces *best with a snapshot of the current variables: the

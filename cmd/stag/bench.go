@@ -50,6 +50,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	from := fs.String("from", "", "time nothing: read the JSON lines of an earlier bench from this file and write its -markdown table")
 	hlo := fs.String("hlo", "", "time nothing: write a Markdown table of the optimized HLO modules that XLA dumped under this folder (run with XLA_FLAGS=\"--xla_dump_to=DIR --xla_dump_hlo_as_text\"): what each call runs, by opcode")
 	methodTimeout := fs.Duration("method-timeout", 0, "stop a method's process after this long (0: never) and go on with the others, as after any method that fails; the bench then exits with an error naming each")
+	mcChunk := fs.Int("mc-chunk", 0, "draw the Monte-Carlo methods' 32 samples in calls of at most this many (the largest divisor not above it), each call's graph unrolling only those: the time of an inference is then all its calls', and its first call compiles the smaller graph (0: all in one graph)")
 	repeat := fs.Int("repeat", 1, "time each method (and the peer) in this many processes, taking turns, and report the median of their medians: on a busy or noisy machine one process is weak evidence")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -60,8 +61,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *dataset != "cora" && *dataset != "citeseer" {
 		return usageError(fmt.Sprintf("bench: -dataset %q: want cora or citeseer", *dataset))
 	}
-	if *layers < 1 || *hidden < 1 || *steps < 1 || *warmup < 0 || *repeat < 1 || *methodTimeout < 0 {
-		return usageError("bench: -layers, -hidden, -steps and -repeat must be ≥ 1, -warmup and -method-timeout ≥ 0")
+	if *layers < 1 || *hidden < 1 || *steps < 1 || *warmup < 0 || *repeat < 1 || *methodTimeout < 0 || *mcChunk < 0 {
+		return usageError("bench: -layers, -hidden, -steps and -repeat must be ≥ 1, -warmup, -method-timeout and -mc-chunk ≥ 0")
 	}
 	if *from != "" {
 		return benchTableFrom(*from, *markdown, stdout)
@@ -81,7 +82,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			}
 			defer pprof.StopCPUProfile()
 		}
-		return benchOne(*child, *dataset, *layers, *hidden, *warmup, *steps, *seed, *selfLoops, stdout, stderr)
+		return benchOne(*child, *dataset, *layers, *hidden, *warmup, *steps, *seed, *mcChunk, *selfLoops, stdout, stderr)
 	}
 	recordRevision("bench", stderr)
 	if *peer != "" {
@@ -158,7 +159,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			ctx, cancel := methodContext(*methodTimeout)
 			cmd := exec.CommandContext(ctx, self, "bench", "-child", fmt.Sprint(i), "-dataset", *dataset,
 				"-layers", fmt.Sprint(*layers), "-hidden", fmt.Sprint(*hidden), "-steps", fmt.Sprint(*steps),
-				"-warmup", fmt.Sprint(*warmup), "-seed", fmt.Sprint(*seed), fmt.Sprintf("-self-loops=%v", *selfLoops))
+				"-warmup", fmt.Sprint(*warmup), "-seed", fmt.Sprint(*seed), "-mc-chunk", fmt.Sprint(*mcChunk), fmt.Sprintf("-self-loops=%v", *selfLoops))
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, stderr
 			peakMB, source, err := probe.run(cmd)
@@ -364,7 +365,7 @@ func writeFileAtomic(path string, data []byte) error {
 }
 
 // benchOne runs method number i in this process and writes its JSON line.
-func benchOne(i int, dataset string, layers, hidden, warmup, steps int, seed int64, selfLoops bool, stdout, stderr io.Writer) error {
+func benchOne(i int, dataset string, layers, hidden, warmup, steps int, seed int64, mcChunk int, selfLoops bool, stdout, stderr io.Writer) error {
 	if i >= len(models.BenchMethods) {
 		return usageError(fmt.Sprintf("bench: -child %d: there are %d methods", i, len(models.BenchMethods)))
 	}
@@ -377,7 +378,9 @@ func benchOne(i int, dataset string, layers, hidden, warmup, steps int, seed int
 		return err
 	}
 	defer backend.Finalize()
-	res, err := models.Bench(backend, task, models.BenchMethods[i], layers, hidden, warmup, steps, seed)
+	method := models.BenchMethods[i]
+	method.MCChunk = mcChunk
+	res, err := models.Bench(backend, task, method, layers, hidden, warmup, steps, seed)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func TestBench(t *testing.T) {
 	outFile := filepath.Join(dir, "bench.jsonl")
 	mdFile := filepath.Join(dir, "bench.md")
 	cmd := exec.Command(bin, "bench", "-methods", "deterministic,stag_normal_mc", "-steps", "2", "-warmup", "0",
-		"-hidden", "16", "-repeat", "2", "-out", outFile, "-markdown", mdFile)
+		"-hidden", "16", "-repeat", "2", "-mc-chunk", "8", "-out", outFile, "-markdown", mdFile)
 	// A fake nvidia-smi that lists every process with 321 MiB of GPU memory (and no GPU for
 	// `nvidia-smi -L`, so the backend stays the pure-Go one): the records carry what it measured.
 	cmd.Env = append(os.Environ(), "PATH="+fakeNvidiaSMI(t, "321", "0")+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -75,8 +75,10 @@ func TestBench(t *testing.T) {
 			t.Errorf("%s: ms_per_step %g, min %g, max %g for runs %v", r.Method, r.MSPerStep, r.MSMin, r.MSMax, r.MSPerStepRuns)
 		}
 	}
-	if results[1].MCSamples != 32 || results[0].MCSamples != 0 {
-		t.Errorf("mc_samples %d and %d, want 0 and 32", results[0].MCSamples, results[1].MCSamples)
+	// -mc-chunk 8: the inference's 32 samples in four calls; no training step is split.
+	if results[1].MCSamples != 32 || results[0].MCSamples != 0 || results[1].MCCalls != 4 || results[0].MCCalls != 0 {
+		t.Errorf("mc_samples %d and %d in %d and %d calls, want 0 and 32 in 0 and 4", results[0].MCSamples, results[1].MCSamples,
+			results[0].MCCalls, results[1].MCCalls)
 	}
 	if results[0].FinalLoss <= 0 {
 		t.Errorf("deterministic final loss %g, want > 0", results[0].FinalLoss)
@@ -88,7 +90,7 @@ func TestBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| deterministic | aggregate_first | ", "| stag_normal_mc | aggregate_first | "} {
+	for _, want := range []string{"| deterministic | aggregate_first | ", "| stag_normal_mc (ours in 4 calls) | aggregate_first | "} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("-markdown table lacks a row %q:\n%s", want, md)
 		}
@@ -133,7 +135,8 @@ func TestBenchErrors(t *testing.T) {
 		{[]string{"bench", "-dataset", "pubmed"}, `-dataset "pubmed"`},
 		{[]string{"bench", "-steps", "0"}, "must be ≥ 1"},
 		{[]string{"bench", "-repeat", "0"}, "must be ≥ 1"},
-		{[]string{"bench", "-method-timeout", "-1s"}, "-method-timeout ≥ 0"},
+		{[]string{"bench", "-method-timeout", "-1s"}, "-method-timeout and -mc-chunk ≥ 0"},
+		{[]string{"bench", "-mc-chunk", "-1"}, "-mc-chunk ≥ 0"},
 		{[]string{"bench", "extra"}, "unexpected arguments"},
 		{[]string{"bench", "-peer", "python3", "-peer-script", "no/such/peer.py"}, "-peer-script no/such/peer.py"},
 	} {

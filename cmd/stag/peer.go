@@ -224,12 +224,14 @@ type benchRow struct {
 	PeakRSSMB float64 `json:"peak_rss_mb"`
 	PeakDevMB float64 `json:"peak_device_mb"`
 	Repeats   int     `json:"repeats"`
+	MCCalls   int     `json:"mc_calls"`
 }
 
 // benchMarkdown renders JSON lines of `stag bench` (ours, and the peer's where present) as a
 // Markdown table: one row per method and placement, our ms per step beside the peer's and their
 // ratio (peer / ours: above 1 means we are faster), then our first step, which includes compiling
-// the graph (seconds on a GPU: XLA compiles for it).
+// the graph (seconds on a GPU: XLA compiles for it). A Monte-Carlo method whose samples were
+// drawn in several calls (`-mc-chunk`) says how many.
 func benchMarkdown(lines [][]byte) (string, error) {
 	type key struct{ method, placement string }
 	var order []key
@@ -278,7 +280,11 @@ func benchMarkdown(lines [][]byte) (string, error) {
 		if okO && okP && o.MSPerStep > 0 {
 			ratio = fmt.Sprintf("%.2f×", p.MSPerStep/o.MSPerStep)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", k.method, k.placement, params,
+		method := k.method
+		if o.MCCalls > 1 {
+			method = fmt.Sprintf("%s (ours in %d calls)", method, o.MCCalls)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", method, k.placement, params,
 			num(o.MSPerStep, okO), num(p.MSPerStep, okP), ratio, num(o.FirstMS/1000, okO), mem(o, okO), mem(p, okP))
 	}
 	var devices []string

@@ -72,6 +72,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	dryRun := fs.Bool("dry-run", false, "train nothing: say which of the selected runs are recorded under -out and which would be trained, and print the paper-vs-ours table of the recorded ones")
 	jobs := fs.Int("jobs", 1, "runs trained at the same time (one run already keeps two cores of the pure-Go backend busy: on a 2-core CPU two jobs were no faster for quick runs and slower for full ones)")
 	retries := fs.Int("retries", 1, "times a run whose training failed is trained again from its first epoch before the command gives up on it (for transient GPU errors; a missing dataset or a bad configuration is not retried)")
+	mcChunk := fs.Int("mc-chunk", 0, "draw an evaluation's Monte-Carlo samples in calls of at most this many (the largest divisor of the samples not above it), each call's graph unrolling only those: XLA compiles 32 unrolled samples for about 30 s on a GPU (0: all in one graph; a node classifier draws the same numbers either way)")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -83,6 +84,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	if *retries < 0 {
 		return usageError(fmt.Sprintf("reproduce: -retries %d: want 0 or more", *retries))
+	}
+	if *mcChunk < 0 {
+		return usageError(fmt.Sprintf("reproduce: -mc-chunk %d: want 0 or more", *mcChunk))
 	}
 	var ds []string
 	for _, d := range strings.Split(*names, ",") {
@@ -145,7 +149,7 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	defer backend.Finalize()
 	prov := models.Provenance{Command: models.RecordedCommand(append([]string{"stag", "reproduce"}, args...)...), Commit: recordRevision("reproduce", stderr)}
 	start := time.Now()
-	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, *out, prov, models.ReproduceOptions{Progress: stderr, Logf: logf, Jobs: *jobs, Retries: *retries})
+	trained, skipped, err := models.Reproduce(backend, datasets.NewResolver(), specs, *out, prov, models.ReproduceOptions{Progress: stderr, Logf: logf, Jobs: *jobs, Retries: *retries, MCChunk: *mcChunk})
 	fmt.Fprintf(stdout, "%s: %d runs trained, %d already recorded, in %s; wall time %s\n", table, trained, skipped, *out, time.Since(start).Round(time.Second))
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ func TestReproduceErrors(t *testing.T) {
 		{[]string{"reproduce", "table4", "-datasets", "cora"}, "table4 has the molecule datasets"},
 		{[]string{"reproduce", "table2", "-jobs", "0"}, "-jobs 0: want at least 1"},
 		{[]string{"reproduce", "table2", "-retries", "-1"}, "-retries -1: want 0 or more"},
+		{[]string{"reproduce", "table2", "-mc-chunk", "-2"}, "-mc-chunk -2: want 0 or more"},
 		{[]string{"reproduce", "table8", "-seeds", "1,9"}, `-seeds item "9" matches no run`},
 		{[]string{"reproduce", "table2", "-layers", "3"}, "layers 2, 4; seeds 1, 2, 3, 4, 5)"},
 		{[]string{"reproduce", "table8", "-configs", "bbb(1)"}, "the selected datasets have the configs bbb, bbb(10), bbb(100);"},
@@ -173,6 +174,36 @@ func TestReproduceVariant(t *testing.T) {
 	}
 	if md := cov.Markdown(); !strings.Contains(md, "| Table 2 | ") || !strings.Contains(md, "| 5 of 640 | 1 of 128 | 1 |") {
 		t.Errorf("coverage counts the variant's run, or lost the row's:\n%s", md)
+	}
+}
+
+// TestReproduceMCChunk trains a run whose evaluation draws its samples in calls (-mc-chunk): its
+// record keeps the protocol's samples and says how they were drawn, and the committed records,
+// evaluated in one graph, are kept without a word about another protocol.
+func TestReproduceMCChunk(t *testing.T) {
+	needData(t)
+	out := t.TempDir()
+	copyCommittedRecords(t, out, filepath.Join("table2", "cora", "layers=2", "deterministic"))
+	args := []string{"table2", "-datasets", "cora", "-configs", "deterministic,normal(1,0.8)", "-layers", "2", "-seeds", "1", "-variant", "epochs=5", "-mc-chunk", "8", "-out", out}
+	var stdout, stderr bytes.Buffer
+	if err := runReproduce(args, &stdout, &stderr); err != nil {
+		t.Fatalf("stag reproduce %v: %v\n%s", args, err, stderr.String())
+	}
+	rec, err := models.ReadRecord(filepath.Join(out, "table2", "cora", "layers=2", "normal(1,0.8)+epochs=5", "seed=1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Protocol.MCSamples != 32 || rec.Protocol.MCChunk != 8 {
+		t.Errorf("record's protocol: %d samples in calls of %d, want 32 in calls of 8", rec.Protocol.MCSamples, rec.Protocol.MCChunk)
+	}
+	args = []string{"table2", "-datasets", "cora", "-configs", "deterministic", "-layers", "2", "-mc-chunk", "4", "-out", out}
+	stdout.Reset()
+	stderr.Reset()
+	if err := runReproduce(args, &stdout, &stderr); err != nil {
+		t.Fatalf("stag reproduce %v: %v\n%s", args, err, stderr.String())
+	}
+	if got := stdout.String() + stderr.String(); !strings.Contains(got, "0 runs trained, 5 already recorded") || strings.Contains(got, "another protocol") {
+		t.Errorf("stag reproduce %v over records evaluated in one graph: want them kept, and no other protocol named:\n%s", args, got)
 	}
 }
 
