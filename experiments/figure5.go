@@ -29,6 +29,15 @@ func Figure5Records(backend compute.Backend, s Settings) ([]models.Record, error
 	return Records(backend, models.Figure5Specs(Figure5Datasets, s.Quick), cmd)
 }
 
+// RecordedFigure5Records returns the full-protocol records of Figure 5 that `stag reproduce
+// figure5` has stored under ResultsDir, in models.Figure5Specs' order, and how many runs the
+// figure has. It never trains, so a quick-mode notebook can show the full runs beside its own.
+func RecordedFigure5Records() (recs []models.Record, runs int, err error) {
+	specs := models.Figure5Specs(Figure5Datasets, false)
+	recs, err = recordedRecordsIn("", specs)
+	return recs, len(specs), err
+}
+
 // accuracyPoint is the mean and population std of the test accuracy over seeds, in %.
 type accuracyPoint struct {
 	mean, std float64

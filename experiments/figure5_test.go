@@ -143,6 +143,38 @@ func TestResultsDirFindsRepository(t *testing.T) {
 // TestRecordedRecords checks that the recorded full-protocol runs of a table come back in the
 // table's order without training, that quick records are not among them, and that the
 // paper-vs-ours text counts them and names the command for the rest.
+// TestRecordedFigure5Records reads Figure 5's full-protocol records from a results folder that
+// also holds a quick one and a Table 2 record: only the full Figure 5 ones, in the figure's order.
+func TestRecordedFigure5Records(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(ResultsEnv, dir)
+	for _, s := range []models.RunSpec{
+		{Table: "figure5", Dataset: "cora", Config: "normal(1,1)", Layers: 4, Seed: 1},
+		{Table: "figure5", Dataset: "cora", Config: "dropout(0.5)", Layers: 2, Seed: 2},
+		{Table: "figure5", Dataset: "cora", Config: "dropout(0.5)", Layers: 2, Seed: 1, Quick: true},
+		{Table: "table2", Dataset: "cora", Config: "deterministic", Layers: 2, Seed: 1},
+	} {
+		b, err := json.Marshal(models.Record{Spec: s, Result: &models.NodeResult{TestAcc: 0.7}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, s.Path())
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, runs, err := RecordedFigure5Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs != 140 || len(recs) != 2 || recs[0].Spec.Layers != 2 || recs[1].Spec.Layers != 4 || recs[0].Spec.Quick {
+		t.Errorf("got %d of %d runs, %+v; want the 2 full ones of 140, two layers first", len(recs), runs, recs)
+	}
+}
+
 func TestRecordedRecords(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv(ResultsEnv, dir)
