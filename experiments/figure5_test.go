@@ -140,9 +140,22 @@ func TestResultsDirFindsRepository(t *testing.T) {
 	}
 }
 
-// TestRecordedRecords checks that the recorded full-protocol runs of a table come back in the
-// table's order without training, that quick records are not among them, and that the
-// paper-vs-ours text counts them and names the command for the rest.
+// writeNodeRecord writes under the results folder dir the record of s with test accuracy acc.
+func writeNodeRecord(t *testing.T, dir string, s models.RunSpec, acc float64) {
+	t.Helper()
+	b, err := json.Marshal(models.Record{Spec: s, Result: &models.NodeResult{TestAcc: acc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, s.Path())
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestRecordedFigure5Records reads Figure 5's full-protocol records from a results folder that
 // also holds a quick one and a Table 2 record: only the full Figure 5 ones, in the figure's order.
 func TestRecordedFigure5Records(t *testing.T) {
@@ -154,17 +167,7 @@ func TestRecordedFigure5Records(t *testing.T) {
 		{Table: "figure5", Dataset: "cora", Config: "dropout(0.5)", Layers: 2, Seed: 1, Quick: true},
 		{Table: "table2", Dataset: "cora", Config: "deterministic", Layers: 2, Seed: 1},
 	} {
-		b, err := json.Marshal(models.Record{Spec: s, Result: &models.NodeResult{TestAcc: 0.7}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, s.Path())
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeNodeRecord(t, dir, s, 0.7)
 	}
 	recs, runs, err := RecordedFigure5Records()
 	if err != nil {
@@ -175,6 +178,9 @@ func TestRecordedFigure5Records(t *testing.T) {
 	}
 }
 
+// TestRecordedRecords checks that the recorded full-protocol runs of a table come back in the
+// table's order without training, that quick records are not among them, and that the
+// paper-vs-ours text counts them and names the command for the rest.
 func TestRecordedRecords(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv(ResultsEnv, dir)
@@ -183,20 +189,7 @@ func TestRecordedRecords(t *testing.T) {
 	if err != nil || !strings.Contains(md, "the 0 of 640 runs") || !strings.Contains(md, "None yet: `go run ./cmd/stag reproduce table2 -datasets cora,citeseer,esol,freesolv`") {
 		t.Fatalf("no records: %q, %v; want 0 of 640 runs and the command", md, err)
 	}
-	write := func(s models.RunSpec, acc float64) {
-		t.Helper()
-		b, err := json.Marshal(models.Record{Spec: s, Result: &models.NodeResult{TestAcc: acc}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, s.Path())
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(s models.RunSpec, acc float64) { writeNodeRecord(t, dir, s, acc) }
 	cell := models.RunSpec{Table: "table2", Dataset: "cora", Layers: 2}
 	for seed, acc := range []float64{0.80, 0.81} {
 		s := cell
