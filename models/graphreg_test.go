@@ -12,7 +12,9 @@ import (
 
 // TestTrainESOLQuick trains the molecule model on ESOL for a few hundred full-batch epochs, with
 // and without STAG noise, and asks it to beat predicting the training mean on the test set.
-func TestTrainESOLQuick(t *testing.T) {
+// esolTask loads ESOL and builds its regression task (skipping without data, as coraTask).
+func esolTask(t *testing.T) *GraphTask {
+	t.Helper()
 	coraTask(t) // skips without data
 	ds, err := datasets.LoadESOL(datasets.NewResolver())
 	if err != nil {
@@ -22,6 +24,11 @@ func TestTrainESOLQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return task
+}
+
+func TestTrainESOLQuick(t *testing.T) {
+	task := esolTask(t)
 	if n := len(task.Train.Labels) + len(task.Val.Labels) + len(task.Test.Labels); n != 1128 || len(task.Train.Labels) != 902 {
 		t.Fatalf("split sizes %d/%d/%d", len(task.Train.Labels), len(task.Val.Labels), len(task.Test.Labels))
 	}

@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/stagnb/stagnb/datasets"
 	"github.com/stagnb/stagnb/internal/stagtest"
 	"github.com/stagnb/stagnb/stagnb"
 )
@@ -101,14 +100,7 @@ func TestChunkedEvaluation(t *testing.T) {
 		}
 	})
 	t.Run("graph regressor", func(t *testing.T) {
-		ds, err := datasets.LoadESOL(datasets.NewResolver())
-		if err != nil {
-			t.Fatal(err)
-		}
-		gtask, err := NewGraphTask(ds)
-		if err != nil {
-			t.Fatal(err)
-		}
+		gtask := esolTask(t)
 		for _, tc := range []struct {
 			name  string
 			noise *stagnb.Noise
