@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/gomlx/compute"
@@ -116,6 +117,23 @@ func Figure5Plot(recs []models.Record, dataset string) (*plot.Plot, error) {
 	}
 	title := fmt.Sprintf("Figure 5 — %s: test accuracy against depth (mean ± std over seeds)", dataset)
 	return figures.Lines(title, "GCN layers", "test accuracy (%)", series)
+}
+
+// Figure5Plots draws Figure5Plot for each of Figure5Datasets that has records, in that order: none
+// for no records.
+func Figure5Plots(recs []models.Record) ([]*plot.Plot, error) {
+	var plots []*plot.Plot
+	for _, ds := range Figure5Datasets {
+		if !slices.ContainsFunc(recs, func(r models.Record) bool { return r.Spec.Dataset == ds }) {
+			continue
+		}
+		p, err := Figure5Plot(recs, ds)
+		if err != nil {
+			return nil, err
+		}
+		plots = append(plots, p)
+	}
+	return plots, nil
 }
 
 // Figure5Table is the paper-vs-ours table of Figure 5: per dataset and depth, our test accuracy

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,6 +67,36 @@ func TestFigure5Table(t *testing.T) {
 	}
 	if _, err := Figure5Plot(recs, "citeseer"); err == nil {
 		t.Error("a plot for a dataset without records succeeded")
+	}
+}
+
+// TestFigure5Plots checks that there is one plot per dataset with records, in Figure5Datasets'
+// order, and none without records.
+func TestFigure5Plots(t *testing.T) {
+	cora := figure5Recs(map[[2]string]map[int][]float64{{"cora", "normal(1,1)"}: {2: {0.79}}})
+	citeseer := figure5Recs(map[[2]string]map[int][]float64{{"citeseer", "dropout(0.5)"}: {2: {0.70}, 4: {0.60}}})
+	for _, c := range []struct {
+		name string
+		recs []models.Record
+		want []string // the datasets in the plots' titles
+	}{
+		{"no records", nil, nil},
+		{"citeseer only", citeseer, []string{"citeseer"}},
+		{"both, citeseer first", append(slices.Clone(citeseer), cora...), []string{"cora", "citeseer"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			plots, err := Figure5Plots(c.recs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range plots {
+				got = append(got, strings.TrimSuffix(strings.Fields(strings.TrimPrefix(p.Title.Text, "Figure 5 — "))[0], ":"))
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("plots for %q, want %q (titles of %d plots)", got, c.want, len(plots))
+			}
+		})
 	}
 }
 

@@ -217,21 +217,12 @@ func writeComparison(stdout io.Writer, table string, specs, rows []models.RunSpe
 	}
 	var plots []*plot.Plot
 	if table == "figure5" {
-		for _, ds := range experiments.Figure5Datasets {
-			if !slices.ContainsFunc(recs, func(r models.Record) bool { return r.Spec.Dataset == ds }) {
-				continue
-			}
-			p, err := experiments.Figure5Plot(recs, ds)
-			if err != nil {
-				return err
-			}
-			plots = append(plots, p)
-		}
+		plots, err = experiments.Figure5Plots(recs)
 	} else {
-		var err error
-		if plots, err = experiments.ComparisonPlots(title, recs); err != nil {
-			return err
-		}
+		plots, err = experiments.ComparisonPlots(title, recs)
+	}
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(plotDir, 0o755); err != nil {
 		return fmt.Errorf("reproduce %s: -plots: %w", table, err)

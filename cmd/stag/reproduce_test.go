@@ -81,6 +81,28 @@ func TestReproduceComparison(t *testing.T) {
 	}
 }
 
+// TestReproduceFigure5Plots saves Figure 5's plots from committed Cora records in a dry run: one
+// plot, Cora's, since Citeseer has no records under -out.
+func TestReproduceFigure5Plots(t *testing.T) {
+	out := t.TempDir()
+	for _, config := range []string{"dropout(0.5)", "normal(1,1)"} {
+		copyCommittedRecords(t, out, filepath.Join("figure5", "cora", "layers=2", config))
+	}
+	plots := filepath.Join(out, "plots")
+	args := []string{"figure5", "-dry-run", "-out", out, "-plots", plots}
+	var stdout, stderr bytes.Buffer
+	if err := runReproduce(args, &stdout, &stderr); err != nil {
+		t.Fatalf("stag reproduce %v: %v\n%s", args, err, stderr.String())
+	}
+	svgs, err := filepath.Glob(filepath.Join(plots, "*.svg"))
+	if err != nil || len(svgs) != 1 || !strings.Contains(svgs[0], "cora") {
+		t.Fatalf("-plots saved %q (%v), want Cora's plot alone\n%s", svgs, err, stdout.String())
+	}
+	if b, err := os.ReadFile(svgs[0]); err != nil || !bytes.Contains(b, []byte("STAG N(1, 1)")) || !strings.Contains(stdout.String(), "saved as "+svgs[0]) {
+		t.Errorf("%s: %v, %d bytes; want both curves, named in the output", svgs[0], err, len(b))
+	}
+}
+
 // copyCommittedRecords copies the five committed records of one cell, sub (a folder under
 // results/, e.g. table2/cora/layers=2/deterministic), to the same folder under out.
 func copyCommittedRecords(t *testing.T, out, sub string) {
