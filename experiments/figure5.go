@@ -3,7 +3,6 @@ package experiments
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/gomlx/compute"
@@ -97,7 +96,11 @@ func sortedDepths(points map[int]accuracyPoint) []int {
 // Figure5Plot draws Figure 5 for one dataset: test accuracy against the number of GCN layers, one
 // line per method (Dropout 0.5, STAG N(1, 1)) with a band of ± one standard deviation over seeds.
 func Figure5Plot(recs []models.Record, dataset string) (*plot.Plot, error) {
-	points := figure5Points(recs)[dataset]
+	return figure5Plot(figure5Points(recs)[dataset], dataset)
+}
+
+// figure5Plot is Figure5Plot from one dataset's points: config → layers → accuracy over seeds.
+func figure5Plot(points map[string]map[int]accuracyPoint, dataset string) (*plot.Plot, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("experiments.Figure5Plot: no records for %q", dataset)
 	}
@@ -123,11 +126,12 @@ func Figure5Plot(recs []models.Record, dataset string) (*plot.Plot, error) {
 // for no records.
 func Figure5Plots(recs []models.Record) ([]*plot.Plot, error) {
 	var plots []*plot.Plot
+	points := figure5Points(recs)
 	for _, ds := range Figure5Datasets {
-		if !slices.ContainsFunc(recs, func(r models.Record) bool { return r.Spec.Dataset == ds }) {
+		if len(points[ds]) == 0 {
 			continue
 		}
-		p, err := Figure5Plot(recs, ds)
+		p, err := figure5Plot(points[ds], ds)
 		if err != nil {
 			return nil, err
 		}

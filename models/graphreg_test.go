@@ -10,8 +10,6 @@ import (
 	"github.com/stagnb/stagnb/stagnb"
 )
 
-// TestTrainESOLQuick trains the molecule model on ESOL for a few hundred full-batch epochs, with
-// and without STAG noise, and asks it to beat predicting the training mean on the test set.
 // esolTask loads ESOL and builds its regression task (skipping without data, as coraTask).
 func esolTask(t *testing.T) *GraphTask {
 	t.Helper()
@@ -27,6 +25,8 @@ func esolTask(t *testing.T) *GraphTask {
 	return task
 }
 
+// TestTrainESOLQuick trains the molecule model on ESOL for a few hundred full-batch epochs, with
+// and without STAG noise, and asks it to beat predicting the training mean on the test set.
 func TestTrainESOLQuick(t *testing.T) {
 	task := esolTask(t)
 	if n := len(task.Train.Labels) + len(task.Val.Labels) + len(task.Test.Labels); n != 1128 || len(task.Train.Labels) != 902 {
