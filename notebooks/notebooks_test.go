@@ -25,7 +25,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stagnb/stagnb/experiments"
 	"github.com/stagnb/stagnb/internal/stagtest"
 )
 
@@ -463,36 +462,5 @@ func TestChecks(t *testing.T) {
 		if len(problems) != c.problems || s.images != c.images {
 			t.Errorf("%s: %d images, problems %q; want %d images and %d problems", c.name, s.images, problems, c.images, c.problems)
 		}
-	}
-}
-
-// TestCommittedCoverageIsCurrent checks that the table of recorded runs in notebook 00's committed
-// outputs is the one the committed records make (experiments.Coverage), so that new records are
-// not left out of the notebook a reader opens first. Re-execute 00-start after adding records.
-func TestCommittedCoverageIsCurrent(t *testing.T) {
-	table, err := experiments.Coverage(filepath.Join("..", "results"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := table.Markdown()
-	nb, err := readNotebook("00-start.ipynb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := 0
-	for _, c := range nb.Cells {
-		for _, o := range c.Outputs {
-			got := text(o.Data["text/plain"])
-			if !strings.HasPrefix(got, "### "+table.Title) {
-				continue
-			}
-			found++
-			if got != want {
-				t.Errorf("cell %s shows another table of recorded runs than the records make: re-execute notebooks/00-start.ipynb\ncommitted:\n%s\nrecords:\n%s", c.ID, got, want)
-			}
-		}
-	}
-	if found != 1 {
-		t.Errorf("found %d outputs titled %q in 00-start.ipynb, want 1", found, table.Title)
 	}
 }
