@@ -28,7 +28,7 @@ type recordedCell struct {
 // recordedCells lists every cell whose source calls an experiments.Recorded… function, in
 // notebook order. TestRecordedCellsAreListed keeps the list complete.
 var recordedCells = []recordedCell{
-	{"00-start.ipynb", "start-recorded", tables(experiments.RecordedCoverage)},
+	{"00-start.ipynb", "start-recorded", markdowns(tableMarkdown(experiments.RecordedCoverage))},
 	{"05-depth.ipynb", "2612ae66", figure5Recorded},
 	{"06-benchmark.ipynb", "nb06-recorded", markdowns(recorded("table2"))},
 	{"06-benchmark.ipynb", "nb06-gains", markdowns(gains("table2"))},
@@ -45,7 +45,7 @@ var recordedCells = []recordedCell{
 		func() (string, error) { return experiments.RecordedTableDifferences("table5", "table2") })},
 	{"08-variants.ipynb", "nb08-gnn-gpu", markdowns(recordedOn("h200", "table7"), gainsOn("h200", "table7"))},
 	{"08-variants.ipynb", "nb08-recorded", markdowns(recorded("table8"))},
-	{"09-lightweight.ipynb", "gpu-recorded-code", tables(lightweight("bench/gpu-h200-xla-lightweight.jsonl"), lightweight("bench/gpu-h100-xla-all.jsonl"))},
+	{"09-lightweight.ipynb", "gpu-recorded-code", markdowns(lightweight("bench/gpu-h200-xla-lightweight.jsonl"), lightweight("bench/gpu-h100-xla-all.jsonl"))},
 }
 
 func recorded(table string) func() (string, error) {
@@ -64,14 +64,15 @@ func gainsOn(device, table string) func() (string, error) {
 	return func() (string, error) { return experiments.RecordedGainsOn(device, table) }
 }
 
-// lightweight is notebook 09's table of a recorded bench file (a path relative to results/).
-func lightweight(file string) func() (figures.Table, error) {
-	return func() (figures.Table, error) {
+// lightweight is the Markdown of notebook 09's table of a recorded bench file (a path relative
+// to results/).
+func lightweight(file string) func() (string, error) {
+	return func() (string, error) {
 		l, err := experiments.RecordedLightweight(file)
 		if err != nil {
-			return figures.Table{}, err
+			return "", err
 		}
-		return l.Table(), nil
+		return l.Table().Markdown(), nil
 	}
 }
 
@@ -90,18 +91,11 @@ func markdowns(fns ...func() (string, error)) func() ([]shown, error) {
 	}
 }
 
-// tables is what a cell shows with one figures.ShowTable per function, in order.
-func tables(fns ...func() (figures.Table, error)) func() ([]shown, error) {
-	return func() ([]shown, error) {
-		var out []shown
-		for _, fn := range fns {
-			t, err := fn()
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, shown{"text/markdown", t.Markdown()})
-		}
-		return out, nil
+// tableMarkdown is the Markdown of a table that a cell shows with figures.ShowTable.
+func tableMarkdown(fn func() (figures.Table, error)) func() (string, error) {
+	return func() (string, error) {
+		t, err := fn()
+		return t.Markdown(), err
 	}
 }
 
