@@ -9,7 +9,6 @@ import (
 
 	"github.com/stagnb/stagnb/experiments"
 	"github.com/stagnb/stagnb/stagnb/figures"
-	"gonum.org/v1/plot"
 )
 
 // shown is one output of a notebook cell as the checks compare it: a stream's text ("stdout"),
@@ -114,10 +113,6 @@ func figure5Recorded() ([]shown, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendSVGs(out, plots)
-}
-
-func appendSVGs(out []shown, plots []*plot.Plot) ([]shown, error) {
 	for _, p := range plots {
 		svg, err := figures.SVG(p)
 		if err != nil {
@@ -161,27 +156,20 @@ func name(s shown) string {
 // TestCommittedRecordedCellsAreCurrent checks that each committed cell that shows recorded
 // full-protocol runs (recordedCells) shows what the committed records make now, so that new
 // records are not left out of the notebooks a reader opens. After adding records, re-execute the
-// notebooks it names (DEVELOPERS.md, "Recording results").
+// notebooks it names (DEVELOPERS.md, "Recording full-protocol results").
 func TestCommittedRecordedCellsAreCurrent(t *testing.T) {
 	results, err := filepath.Abs(filepath.Join("..", "results"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv(experiments.ResultsEnv, results)
-	notebooks := map[string]*notebook{}
 	for _, rc := range recordedCells {
 		t.Run(strings.TrimSuffix(rc.notebook, ".ipynb")+"/"+rc.cell, func(t *testing.T) {
-			nb := notebooks[rc.notebook]
-			if nb == nil {
-				if nb, err = readNotebook(rc.notebook); err != nil {
-					t.Fatal(err)
-				}
-				notebooks[rc.notebook] = nb
+			nb, err := readNotebook(rc.notebook)
+			if err != nil {
+				t.Fatal(err)
 			}
-			c, ok := cellByID(nb, rc.cell)
-			if !ok {
-				t.Fatalf("%s has no cell %q", rc.notebook, rc.cell)
-			}
+			c := nb.Cells[cellIndices(t, rc.notebook, rc.cell)[0]]
 			want, err := rc.want()
 			if err != nil {
 				t.Fatal(err)
@@ -206,15 +194,6 @@ func abbreviate(s shown) string {
 		return fmt.Sprintf("<svg of %d bytes>", len(s.text))
 	}
 	return s.text
-}
-
-func cellByID(nb *notebook, id string) (cell, bool) {
-	for _, c := range nb.Cells {
-		if c.ID == id {
-			return c, true
-		}
-	}
-	return cell{}, false
 }
 
 // TestRecordedCellsAreListed checks that recordedCells names every code cell of the notebooks
