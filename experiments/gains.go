@@ -156,7 +156,9 @@ func signed(m string, v float64) string {
 // paper's question "does sharing the draw across layers help?", which it answers with "an
 // increase in the performance on Citeseer and a decrease on Cora". Each difference is between two
 // means over seeds and comes with its Δ/σ, the difference over the combined spread of the two
-// cells (as in paper.Comparison.DeltaSigma). Under the table one line per dataset counts the rows
+// cells (as in paper.Comparison.DeltaSigma). Beside it, seed by seed: of the seeds recorded in
+// both cells, in how many this table's run does better than the same seed's run in base, in
+// how many worse, and the range of the differences. Under the table one line per dataset counts the rows
 // in which recs does better than base (accuracy higher, RMSE lower) and worse, in the paper and
 // in ours (an equal row is neither), and the notes of the paper's numbers used (a copy typo makes
 // a difference meaningless). Cells without a paper number, or without a recorded base cell, are
@@ -165,22 +167,29 @@ func TableDifferences(title string, recs, base []models.Record) string {
 	type cell struct {
 		dataset, row, column string
 	}
-	baseCells := map[cell]paper.Comparison{}
-	for _, c := range Comparisons(base) {
+	type baseCell struct {
+		paper.Comparison
+		key cellKey
+	}
+	baseCells := map[cell]baseCell{}
+	baseComparisons, baseKeys := comparisons(base)
+	for i, c := range baseComparisons {
 		if c.HavePaper && c.Seeds > 0 {
-			baseCells[cell{c.Paper.Dataset, c.Paper.Row, c.Paper.Column}] = c
+			baseCells[cell{c.Paper.Dataset, c.Paper.Row, c.Paper.Column}] = baseCell{c, baseKeys[i]}
 		}
 	}
+	seeds, baseSeeds := seedValues(recs), seedValues(base)
 	type rowTally struct {
 		rows        int
 		paper, ours tally
 	}
 	var datasets []string
 	tallies := map[string]*rowTally{}
-	t := table.Table{Title: title, Right: []bool{false, false, true, true, true}}
+	t := table.Table{Title: title, Right: []bool{false, false, true, true, true, true}}
 	var tableNumber, baseNumber int
 	var notes []string
-	for _, c := range Comparisons(recs) {
+	comps, keys := comparisons(recs)
+	for i, c := range comps {
 		d, ok := baseCells[cell{c.Paper.Dataset, c.Paper.Row, c.Paper.Column}]
 		if !c.HavePaper || c.Seeds == 0 || !ok {
 			continue
@@ -188,14 +197,16 @@ func TableDifferences(title string, recs, base []models.Record) string {
 		if tableNumber == 0 {
 			tableNumber, baseNumber = c.Paper.Table, d.Paper.Table
 			t.Header = []string{"dataset", "config", fmt.Sprintf("paper: Table %d − Table %d", tableNumber, baseNumber),
-				fmt.Sprintf("ours: Table %d − Table %d", tableNumber, baseNumber), "seeds"}
+				fmt.Sprintf("ours: Table %d − Table %d", tableNumber, baseNumber), "seeds",
+				"ours, seed by seed: better / worse (range)"}
 		}
 		m := c.Paper.Metric
 		paperDiff, oursDiff := c.Paper.Mean-d.Paper.Mean, c.OursMean-d.OursMean
 		ds, cfg := d.Labels() // the base table's labels: Table 5 prints "Unifrom" (sic)
 		t.Rows = append(t.Rows, []string{ds, cfg,
 			signedWithSigma(m, paperDiff, c.Paper.Std, d.Paper.Std, c.Paper.HasStd && d.Paper.HasStd),
-			signedWithSigma(m, oursDiff, c.OursStd, d.OursStd, true), fmt.Sprintf("%d / %d", c.Seeds, d.Seeds)})
+			signedWithSigma(m, oursDiff, c.OursStd, d.OursStd, true), fmt.Sprintf("%d / %d", c.Seeds, d.Seeds),
+			seedTally(m, seeds[keys[i]], baseSeeds[d.key])})
 		for _, e := range []paper.Entry{c.Paper, d.Paper} {
 			if e.Note != "" {
 				notes = append(notes, fmt.Sprintf("Table %d, %s, %s: %s", e.Table, ds, cfg, e.Note))
@@ -222,11 +233,49 @@ func TableDifferences(title string, recs, base []models.Record) string {
 			table.MarkdownText(ds), n.rows, tableNumber, baseNumber, n.paper.better, n.paper.worse, n.ours.better, n.ours.worse)
 	}
 	b.WriteString("\nAccuracy in points, higher is better; RMSE lower is better. Each difference is between two means over seeds; " +
-		"in brackets, the difference over the combined spread √(σ₁² + σ₂²) of the two cells. Seeds: this table's / the other's.\n")
+		"in brackets, the difference over the combined spread √(σ₁² + σ₂²) of the two cells. Seeds: this table's / the other's. " +
+		"Seed by seed: of the seeds recorded in both cells, in how many this table's run does better than the same seed's run in the other " +
+		"and in how many worse (an equal seed is neither), and in brackets the range of the differences.\n")
 	if len(notes) > 0 {
 		fmt.Fprintf(&b, "\nThe paper's numbers above come with notes: %s\n", table.MarkdownText(strings.Join(notes, " ")))
 	}
 	return b.String()
+}
+
+// seedValues is each cell's test metric per seed.
+func seedValues(recs []models.Record) map[cellKey]map[int64]float64 {
+	out := map[cellKey]map[int64]float64{}
+	for _, r := range recs {
+		v, _, ok := metricOf(r)
+		if !ok {
+			continue
+		}
+		k := cellOf(r.Spec)
+		if out[k] == nil {
+			out[k] = map[int64]float64{}
+		}
+		out[k][r.Spec.Seed] = v
+	}
+	return out
+}
+
+// seedTally compares two cells' runs of metric m seed by seed. For the seeds in both it says how
+// many of ours do better than base's run of the same seed and how many worse, out of how many,
+// and the range of the differences: "1 / 4 of 5 (−2.64 to +0.42)".
+func seedTally(m string, ours, base map[int64]float64) string {
+	var n tally
+	var diffs []float64
+	for seed, v := range ours {
+		if b, ok := base[seed]; ok {
+			n.add(m, v-b)
+			diffs = append(diffs, v-b)
+		}
+	}
+	out := fmt.Sprintf("%d / %d of %d", n.better, n.worse, len(diffs))
+	if len(diffs) > 0 {
+		out += fmt.Sprintf(" (%s to %s)", signed(m, slices.Min(diffs)), signed(m, slices.Max(diffs)))
+	}
+	return out
 }
 
 // tally counts differences of one table's cells from another's that are improvements (higher

@@ -21,13 +21,20 @@ var quotedComparison = regexp.MustCompile(`(\d+\.\d+ ± \d+\.\d+) against (?:the
 // quotedMeanStd matches any "mean ± std" quoted in prose.
 var quotedMeanStd = regexp.MustCompile(`\d+\.\d+ ± \d+\.\d+`)
 
+// quotedSeedTally matches a seed-by-seed tally quoted in prose, as experiments.TableDifferences
+// prints it: "1 / 4 of 5 (−2.60 to +0.40)", better / worse of the seeds both cells have and the
+// range of the differences.
+var quotedSeedTally = regexp.MustCompile(`\d+ / \d+ of \d+ \([+−]?\d+\.\d+ to [+−]?\d+\.\d+\)`)
+
 // TestDocNumbersMatchRecords checks every comparison with the paper that the READMEs, the docs
 // and the notebooks' Markdown quote in prose ("ours ± σ against the paper's mean ± σ (Δ/σ d)")
 // against the committed full-protocol records: each must be a recorded cell of ours beside the
 // paper's number for the same cell, formatted as the tables format them, with the Δ/σ the tables
 // compute. Every other "mean ± std" quoted must be a recorded cell of ours (at the tables'
 // precision or rounded to one decimal) or a number of the paper, unless the prose says it comes
-// from git history. Prose is typed by people; this keeps it to what the records say.
+// from git history. Every seed-by-seed tally quoted ("1 / 4 of 5 (−2.60 to +0.40)") must be a
+// cell of Table 5 against Table 2 (experiments.RecordedTableDifferences). Prose is typed by
+// people; this keeps it to what the records say.
 func TestDocNumbersMatchRecords(t *testing.T) {
 	all, err := models.ReadRecords(filepath.Join("..", "results"))
 	if err != nil {
@@ -81,6 +88,20 @@ func TestDocNumbersMatchRecords(t *testing.T) {
 	}
 
 	docs := markdownDocs(t)
+	shared, err := experiments.RecordedTableDifferences("table5", "table2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tallies := map[string]bool{}
+	for _, line := range strings.Split(shared, "\n") {
+		if cells := strings.Split(line, " | "); len(cells) > 1 && quotedSeedTally.MatchString(cells[len(cells)-1]) {
+			tallies[strings.TrimSuffix(cells[len(cells)-1], " |")] = true
+		}
+	}
+	if len(tallies) < 4 {
+		t.Fatalf("only %d seed-by-seed tallies in Table 5 against Table 2, expected one per recorded Table 5 row:\n%s", len(tallies), shared)
+	}
+	tallyQuotes := 0
 
 	space := regexp.MustCompile(`\s+`)
 	quotes := 0
@@ -90,6 +111,12 @@ func TestDocNumbersMatchRecords(t *testing.T) {
 			q := text[loc[0]:loc[1]]
 			if !numbers[q] && !strings.Contains(text[max(0, loc[0]-120):loc[0]], "git history") {
 				t.Errorf("%s: %q: neither a recorded cell of ours nor a number of the paper", name, text[max(0, loc[0]-60):loc[1]])
+			}
+		}
+		for _, q := range quotedSeedTally.FindAllString(text, -1) {
+			tallyQuotes++
+			if !tallies[q] {
+				t.Errorf("%s: seed-by-seed tally %q is no row of Table 5 against Table 2 (stag reproduce table5 -out results -dry-run)", name, q)
 			}
 		}
 		for _, m := range quotedComparison.FindAllStringSubmatch(text, -1) {
@@ -115,6 +142,9 @@ func TestDocNumbersMatchRecords(t *testing.T) {
 	}
 	// The README's counts of recorded runs and of cells within one and two σ are its coverage table,
 	// which experiments.TestReadmeCoverage checks against the records.
+	if tallyQuotes < 4 {
+		t.Errorf("found %d seed-by-seed tallies quoted in the docs, expected at least 4: has their wording changed? Update quotedSeedTally", tallyQuotes)
+	}
 	if quotes < 30 {
 		t.Errorf("found %d quoted comparisons in the docs, expected at least 30: has their wording changed? Update quotedComparison", quotes)
 	}

@@ -152,8 +152,8 @@ func TestReproduceTable5AgainstTable2(t *testing.T) {
 	got := stdout.String()
 	t.Logf("\n%s", got)
 	for _, want := range []string{"### One draw for all layers (table5) against a draw per layer (table2)",
-		"| dataset | config | paper: Table 5 − Table 2 | ours: Table 5 − Table 2 | seeds |",
-		"| Cora | Normal(1, 0.8), 2 layers | +0.34 (+0.51σ) | 0.00 (+0.00σ) | 5 / 5 |",
+		"| dataset | config | paper: Table 5 − Table 2 | ours: Table 5 − Table 2 | seeds | ours, seed by seed: better / worse (range) |",
+		"| Cora | Normal(1, 0.8), 2 layers | +0.34 (+0.51σ) | 0.00 (+0.00σ) | 5 / 5 | 0 / 0 of 5 (0.00 to 0.00) |",
 		"- Cora, rows compared: 1. Table 5 does better than Table 2 in 1 of them in the paper and worse in 0; in ours better in 0 and worse in 0.\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
