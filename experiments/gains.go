@@ -156,13 +156,13 @@ func signed(m string, v float64) string {
 // paper's question "does sharing the draw across layers help?", which it answers with "an
 // increase in the performance on Citeseer and a decrease on Cora". Each difference is between two
 // means over seeds and comes with its Δ/σ, the difference over the combined spread of the two
-// cells (as in paper.Comparison.DeltaSigma). Beside it, seed by seed: of the seeds recorded in
-// both cells, in how many this table's run does better than the same seed's run in base, in
-// how many worse, and the range of the differences. Under the table one line per dataset counts the rows
-// in which recs does better than base (accuracy higher, RMSE lower) and worse, in the paper and
-// in ours (an equal row is neither), and the notes of the paper's numbers used (a copy typo makes
-// a difference meaningless). Cells without a paper number, or without a recorded base cell, are
-// left out; with none left the table says so.
+// cells (as in paper.Comparison.DeltaSigma). The last column pairs our runs seed by seed: of the
+// seeds recorded in both cells, in how many this table's run does better than the same seed's run
+// in base, in how many worse, and the range of the differences. Under the table one line per
+// dataset counts the rows in which recs does better than base (accuracy higher, RMSE lower) and
+// worse, in the paper and in ours (an equal row is neither), and the notes of the paper's numbers
+// used (a copy typo makes a difference meaningless). Cells without a paper number, or without a
+// recorded base cell, are left out; with none left the table says so.
 func TableDifferences(title string, recs, base []models.Record) string {
 	type cell struct {
 		dataset, row, column string
