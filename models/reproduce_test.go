@@ -560,24 +560,27 @@ func TestTable5(t *testing.T) {
 	}
 }
 
-// TestTable5AgainstTable2 trains Table 2's and Table 5's two-layer models side by side on toy
-// data with the same seed: with Bernoulli noise, which perturbs both layers, the shared draw must
-// change the run; with Normal noise, which the paper-era code (NormalMinChannels) leaves off the
-// narrow last layer, there is nothing to share and the two runs must be the same, bit for bit.
+// TestTable5AgainstTable2 trains Table 2's and Table 5's models side by side on toy data with the
+// same seed: with Bernoulli noise, which perturbs every layer, the shared draw must change the
+// run; with Normal noise, which the paper-era code (NormalMinChannels) leaves off the narrow last
+// layer, two layers have nothing to share and the two runs must be the same, bit for bit, while
+// four layers share one draw among the first three and must differ.
 func TestTable5AgainstTable2(t *testing.T) {
 	backend := stagtest.Backend(t)
 	task := toyWideTask(t)
 	for _, tc := range []struct {
 		config string
+		layers int
 		same   bool
 	}{
-		{"normal(1,0.8)", true},
-		{"bernoulli(0.4)", false},
+		{"normal(1,0.8)", 2, true},
+		{"bernoulli(0.4)", 2, false},
+		{"normal(1,0.8)", 4, false},
 	} {
-		t.Run(tc.config, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/layers=%d", tc.config, tc.layers), func(t *testing.T) {
 			losses := map[string]float64{}
 			for _, table := range []string{"table2", "table5"} {
-				spec := RunSpec{Table: table, Dataset: "cora", Config: tc.config, Layers: 2, Seed: 3}
+				spec := RunSpec{Table: table, Dataset: "cora", Config: tc.config, Layers: tc.layers, Seed: 3}
 				m, err := ModelFor(spec)
 				if err != nil {
 					t.Fatal(err)
