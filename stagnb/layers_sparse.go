@@ -89,9 +89,7 @@ func (s *SparseInput) selfPlusAggregateMatMul(scope *model.Scope, edges *Edges, 
 		if selfWeight != 1 {
 			selfT = MulScalar(selfT, selfWeight)
 		}
-		idxT := graphConst(g, s, "idxT", func() *Node {
-			return Concatenate([]*Node{Slice(idx, AxisRange(), AxisElem(1)), Slice(idx, AxisRange(), AxisElem(0))}, 1)
-		})
+		idxT := s.pairsT(g)
 		return scatterSum(selfT, idxT, StopGradient(vals))
 	})
 }

@@ -60,6 +60,12 @@ func TestNoEdges(t *testing.T) {
 		{"GCN from sparse", true, func(s *model.Scope, x *Node, e *stagnb.Edges) *Node {
 			return stagnb.NewGCNFromSparse(s, sparse, e, 4).Noise(stagnb.NewNoise(normal, stagnb.StructureSTAG)).InputDropout(0.5).Done()
 		}},
+		{"GCN layers sharing a draw", true, func(s *model.Scope, x *Node, e *stagnb.Edges) *Node {
+			// The second, narrower layer takes the first channels of the first layer's draw.
+			shared, _ := stagnb.ParseStructure("stag+shared_layers")
+			h := stagnb.NewGCN(s.At("layer_0"), x, e, 4).Placement(stagnb.TransformFirst).Noise(stagnb.NewNoise(normal, shared)).Done()
+			return stagnb.NewGCN(s.At("layer_1"), h, e, 2).Placement(stagnb.TransformFirst).Noise(stagnb.NewNoise(normal, shared)).Done()
+		}},
 		{"SAGE", false, func(s *model.Scope, x *Node, e *stagnb.Edges) *Node {
 			return stagnb.NewSAGE(s, x, e, 4).Noise(stagnb.NewNoise(normal, stagnb.StructureSTAG)).Done()
 		}},

@@ -127,6 +127,17 @@ func (s *SparseInput) pairs(g *Graph) (vals, edge, col, idx *Node) {
 	return
 }
 
+// pairsT returns the transposed pairs' indices `[P, 2]` (column, destination node): where
+// the pairs scatter into Sᵀ. It is built from the host's columns, not by slicing idx in the
+// graph: go-xla v0.4.5 refuses any slice of an empty axis, which idx has when there are no
+// pairs ("start index 0 is out of bounds for axis 0 with size 0", measured on an H200,
+// results/h200/core-tests-call15.log).
+func (s *SparseInput) pairsT(g *Graph) *Node {
+	return graphConst(g, s, "idxT", func() *Node {
+		return Concatenate([]*Node{constColumn(g, s.pairCol), constColumn(g, s.pairDst)}, 1)
+	})
+}
+
 // Aggregate returns norm(Â ⊙ Z) X as a dense `Float32[num_nodes, num_features]`: the SUM
 // aggregation of the noisy input features, with edges the in-graph form of the same edge list.
 // Per-edge × per-feature noise without renormalisation draws one weight per pair. Other
@@ -164,9 +175,7 @@ func (s *SparseInput) aggregateMatMul(scope *model.Scope, edges *Edges, noise *N
 	n, f := s.el.NumNodes, s.numFeatures
 	agg := scatterSum(Zeros(g, shapes.Make(dtypes.Float32, n, f)), idx, vals)
 	return matMulWithTransposed(agg, w, func() *Node {
-		idxT := graphConst(g, s, "idxT", func() *Node {
-			return Concatenate([]*Node{Slice(idx, AxisRange(), AxisElem(1)), Slice(idx, AxisRange(), AxisElem(0))}, 1)
-		})
+		idxT := s.pairsT(g)
 		return scatterSum(Zeros(g, shapes.Make(dtypes.Float32, f, n)), idxT, StopGradient(vals))
 	})
 }
@@ -340,9 +349,7 @@ func (s *SparseInput) AggregateWeightedMatMul(z, w *Node) *Node {
 	fixed := StopGradient(vals)
 	agg := scatterSum(Zeros(g, shapes.Make(dtype, n, f)), idx, fixed)
 	out := matMulWithTransposed(agg, w, func() *Node {
-		idxT := graphConst(g, s, "idxT", func() *Node {
-			return Concatenate([]*Node{Slice(idx, AxisRange(), AxisElem(1)), Slice(idx, AxisRange(), AxisElem(0))}, 1)
-		})
+		idxT := s.pairsT(g)
 		return scatterSum(Zeros(g, shapes.Make(dtype, f, n)), idxT, fixed)
 	})
 	// The gradient reaches the values through c, an identity on the (padded) values whose custom

@@ -289,7 +289,11 @@ func (n *Noise) Weights(scope *model.Scope, edges *Edges, width int, dtype dtype
 			}
 			// A narrower layer reuses the first channels of the same draw: z[e, c] is one draw
 			// per edge and channel index for all the layers (renormalisation is per channel, so
-			// the prefix of a renormalised draw is renormalised too).
+			// the prefix of a renormalised draw is renormalised too). Without edges there is
+			// nothing to slice, and go-xla v0.4.5 refuses a slice of an empty axis.
+			if z.Shape().Dimensions[0] == 0 {
+				return Zeros(g, shapes.Make(dtype, 0, cols))
+			}
 			return Slice(z, AxisRange(), AxisRange(0, cols))
 		}
 	}
