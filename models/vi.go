@@ -12,6 +12,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model/initializer"
 	"github.com/gomlx/gomlx/ml/train"
 	"github.com/gomlx/gomlx/support/exceptions"
+	"github.com/stagnb/stagnb/internal/enum"
 	"github.com/stagnb/stagnb/stagnb"
 )
 
@@ -36,33 +37,13 @@ const (
 
 // ParsePosterior reads r, rc, re or rec.
 func ParsePosterior(s string) (Posterior, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "r":
-		return PosteriorR, nil
-	case "rc":
-		return PosteriorRC, nil
-	case "re":
-		return PosteriorRE, nil
-	case "rec":
-		return PosteriorREC, nil
-	}
-	return 0, fmt.Errorf("posterior %q: unknown (want r, rc, re or rec)", s)
+	return enum.Parse[Posterior]("posterior", s, posteriorNames...)
 }
 
+var posteriorNames = []string{"r", "rc", "re", "rec"}
+
 // String returns the posterior's name as ParsePosterior reads it.
-func (p Posterior) String() string {
-	switch p {
-	case PosteriorR:
-		return "r"
-	case PosteriorRC:
-		return "rc"
-	case PosteriorRE:
-		return "re"
-	case PosteriorREC:
-		return "rec"
-	}
-	return fmt.Sprintf("Posterior(%d)", int(p))
-}
+func (p Posterior) String() string { return enum.Name("Posterior", int(p), posteriorNames...) }
 
 // Amortised reports whether the posterior's parameters come from the encoder network.
 func (p Posterior) Amortised() bool { return p == PosteriorRE || p == PosteriorREC }
@@ -85,25 +66,13 @@ const (
 
 // ParseVIObjective reads legacy or elbo.
 func ParseVIObjective(s string) (VIObjective, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "legacy":
-		return VILegacy, nil
-	case "elbo":
-		return VIELBO, nil
-	}
-	return 0, fmt.Errorf("VI objective %q: unknown (want legacy or elbo)", s)
+	return enum.Parse[VIObjective]("VI objective", s, viObjectiveNames...)
 }
 
+var viObjectiveNames = []string{"legacy", "elbo"}
+
 // String returns the objective's name as ParseVIObjective reads it.
-func (o VIObjective) String() string {
-	switch o {
-	case VILegacy:
-		return "legacy"
-	case VIELBO:
-		return "elbo"
-	}
-	return fmt.Sprintf("VIObjective(%d)", int(o))
-}
+func (o VIObjective) String() string { return enum.Name("VIObjective", int(o), viObjectiveNames...) }
 
 // VIHyper are the hyperparameters of the paper's Table 9, used as the original code used them,
 // which is not what the paper's appendix says of μ0: there μ0 is the initial value of μ (the

@@ -1,14 +1,12 @@
 package stagnb
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/support/exceptions"
+	"github.com/stagnb/stagnb/internal/enum"
 )
 
 // Aggregator is the deterministic aggregation function ρ applied to the (noisy) messages.
@@ -29,34 +27,13 @@ const (
 
 // ParseAggregator reads sum, mean, max, min or std.
 func ParseAggregator(s string) (Aggregator, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "sum":
-		return AggSum, nil
-	case "mean":
-		return AggMean, nil
-	case "max":
-		return AggMax, nil
-	case "min":
-		return AggMin, nil
-	case "std":
-		return AggStd, nil
-	}
-	return 0, fmt.Errorf("aggregator %q: unknown (want sum, mean, max, min or std)", s)
+	return enum.Parse[Aggregator]("aggregator", s, aggregatorNames...)
 }
+
+var aggregatorNames = []string{"sum", "mean", "max", "min", "std"}
 
 // String returns the aggregator's name as ParseAggregator reads it.
-func (a Aggregator) String() string {
-	return enumName("Aggregator", int(a), "sum", "mean", "max", "min", "std")
-}
-
-// enumName is the String of an enum value v of type typeName whose values 0, 1, … are called
-// names: names[v], or "typeName(v)" when v is out of range.
-func enumName(typeName string, v int, names ...string) string {
-	if v >= 0 && v < len(names) {
-		return names[v]
-	}
-	return fmt.Sprintf("%s(%d)", typeName, v)
-}
+func (a Aggregator) String() string { return enum.Name("Aggregator", int(a), aggregatorNames...) }
 
 // Norm is the degree normalisation around the aggregation, as in DGL's GraphConv.
 // Degrees are the unweighted in/out-degrees of the edge list, clamped to ≥ 1.
@@ -76,21 +53,13 @@ const (
 
 // ParseNorm reads both, right, left or none.
 func ParseNorm(s string) (Norm, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "both":
-		return NormBoth, nil
-	case "right":
-		return NormRight, nil
-	case "left":
-		return NormLeft, nil
-	case "none":
-		return NormNone, nil
-	}
-	return 0, fmt.Errorf("normalisation %q: unknown (want both, right, left or none)", s)
+	return enum.Parse[Norm]("normalisation", s, normNames...)
 }
 
+var normNames = []string{"both", "right", "left", "none"}
+
 // String returns the mode's name as ParseNorm reads it.
-func (n Norm) String() string { return enumName("Norm", int(n), "both", "right", "left", "none") }
+func (n Norm) String() string { return enum.Name("Norm", int(n), normNames...) }
 
 // Aggregate reduces the messages `[num_edges, C]` at their destination nodes with agg and
 // returns `[num_nodes, C]`. It uses Gather/Scatter on the edge list, never an N×N matrix.

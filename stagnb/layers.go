@@ -2,7 +2,6 @@ package stagnb
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/gomlx/compute/shapes"
@@ -10,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/ml/model/initializer"
 	"github.com/gomlx/gomlx/support/exceptions"
+	"github.com/stagnb/stagnb/internal/enum"
 )
 
 // Hyperparameters read from the scope by NoiseFromScope and the layer builders (NewGCN,
@@ -92,21 +92,13 @@ const (
 
 // ParsePlacement reads aggregate_first, transform_first or dgl.
 func ParsePlacement(s string) (Placement, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "aggregate_first":
-		return AggregateFirst, nil
-	case "transform_first":
-		return TransformFirst, nil
-	case "dgl":
-		return DGLOrder, nil
-	}
-	return 0, fmt.Errorf("placement %q: unknown (want aggregate_first, transform_first or dgl)", s)
+	return enum.Parse[Placement]("placement", s, placementNames...)
 }
 
+var placementNames = []string{"aggregate_first", "transform_first", "dgl"}
+
 // String returns the placement's name as ParsePlacement reads it.
-func (p Placement) String() string {
-	return enumName("Placement", int(p), "aggregate_first", "transform_first", "dgl")
-}
+func (p Placement) String() string { return enum.Name("Placement", int(p), placementNames...) }
 
 // transformFirst resolves the placement for a layer of width in → out.
 func (p Placement) transformFirst(in, out int) bool {

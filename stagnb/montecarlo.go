@@ -1,13 +1,13 @@
 package stagnb
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/gomlx/compute/dtypes"
 	. "github.com/gomlx/gomlx/core/graph"
 	"github.com/gomlx/gomlx/ml/model"
 	"github.com/gomlx/gomlx/support/exceptions"
+	"github.com/stagnb/stagnb/internal/enum"
 )
 
 // MCReduce says how MonteCarlo combines its samples.
@@ -26,19 +26,16 @@ const (
 
 // ParseMCReduce reads mean (or logits), probs or vote.
 func ParseMCReduce(s string) (MCReduce, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "mean", "logits":
+	if strings.EqualFold(strings.TrimSpace(s), "logits") {
 		return MCMean, nil
-	case "probs":
-		return MCProbs, nil
-	case "vote":
-		return MCVote, nil
 	}
-	return 0, fmt.Errorf("Monte-Carlo reduction %q: unknown (want mean, probs or vote)", s)
+	return enum.Parse[MCReduce]("Monte-Carlo reduction", s, mcReduceNames...)
 }
 
+var mcReduceNames = []string{"mean", "probs", "vote"}
+
 // String returns the reduction's name as ParseMCReduce reads it.
-func (r MCReduce) String() string { return enumName("MCReduce", int(r), "mean", "probs", "vote") }
+func (r MCReduce) String() string { return enum.Name("MCReduce", int(r), mcReduceNames...) }
 
 // Apply maps one sample's outputs y (scores on the last axis) to what MonteCarlo averages: y
 // itself (MCMean), its softmax (MCProbs) or the one-hot of its argmax (MCVote).
