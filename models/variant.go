@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/stagnb/stagnb/internal/enum"
 )
 
 // A Variant is a set of changed settings that turns a row of a paper table into an ablation: the
@@ -82,7 +84,7 @@ func variantOptionNames() string {
 	for _, o := range VariantOptions {
 		names = append(names, o.Name)
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return enum.OrList(names)
 }
 
 // String is the variant's suffix of a config, "+name=value" per option sorted by name, the value
