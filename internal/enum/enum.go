@@ -17,7 +17,8 @@ func Name(typeName string, v int, names ...string) string {
 }
 
 // Parse reads s, case-insensitively and without its surrounding white space, as one of names
-// and returns its index. An unknown s gets the error `<what> "s": unknown (want a, b or c)`.
+// (written in lower case) and returns its index. An unknown s gets the error
+// `<what> "s": unknown (want a, b or c)`.
 func Parse[T ~int](what, s string, names ...string) (T, error) {
 	key := strings.ToLower(strings.TrimSpace(s))
 	for i, name := range names {
