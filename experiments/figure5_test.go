@@ -251,7 +251,7 @@ func TestRecordedRecords(t *testing.T) {
 		}
 	}
 	// Deterministic: one seed, (79 − 79.34)/0.22 = −1.55; Normal(1, 0.8): (80.5 − 80.34)/√(0.45² + 0.5²) = +0.24.
-	if want := "**Agreement:** of 2 cells with a Δ/σ: 1 within |Δ/σ| ≤ 1 of the paper, 2 within 2 (1 of one seed"; !strings.Contains(md, want) {
+	if want := "**Agreement:** of 2 cells with a Δ/σ (1 of them of one seed, whose Δ/σ has only the paper's spread): 1 within |Δ/σ| ≤ 1 of the paper, 2 within 2"; !strings.Contains(md, want) {
 		t.Errorf("RecordedPaperVsOurs does not contain %q:\n%s", want, md)
 	}
 	// Normal(1, 0.8) against Deterministic: paper 1.00/√(0.45² + 0.22²) = +2.00σ, ours (one Deterministic seed) 1.50/0.5 = +3.00σ.

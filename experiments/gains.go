@@ -26,10 +26,11 @@ func Agreement(recs []models.Record) string {
 	if a.cells == 1 {
 		cells = "cell"
 	}
-	fmt.Fprintf(&b, "**Agreement:** of %d %s with a Δ/σ: %d within |Δ/σ| ≤ 1 of the paper, %d within 2", a.cells, cells, a.within1, a.within2)
+	fmt.Fprintf(&b, "**Agreement:** of %d %s with a Δ/σ", a.cells, cells)
 	if a.single > 0 {
-		fmt.Fprintf(&b, " (%d of one seed, whose Δ/σ has only the paper's spread)", a.single)
+		fmt.Fprintf(&b, " (%d of them of one seed, whose Δ/σ has only the paper's spread)", a.single)
 	}
+	fmt.Fprintf(&b, ": %d within |Δ/σ| ≤ 1 of the paper, %d within 2", a.within1, a.within2)
 	if len(a.beyond) == 0 {
 		b.WriteString(", none beyond 2.\n")
 	} else {

@@ -28,7 +28,7 @@ func TestAgreement(t *testing.T) {
 	got := Agreement(gainRecords())
 	// Δ/σ: Deterministic (79.50 − 79.34)/√(0.22² + 0.5²) = +0.29, Normal(1, 0.8) +0.24,
 	// Uniform (90 − 79.86)/0.34 = +29.82, Citeseer (60 − 66.92)/1.99 = −3.48 (one seed).
-	want := "**Agreement:** of 4 cells with a Δ/σ: 2 within |Δ/σ| ≤ 1 of the paper, 2 within 2 (1 of one seed, whose Δ/σ has only the paper's spread); " +
+	want := "**Agreement:** of 4 cells with a Δ/σ (1 of them of one seed, whose Δ/σ has only the paper's spread): 2 within |Δ/σ| ≤ 1 of the paper, 2 within 2; " +
 		"beyond 2: Cora Uniform(0.2, 1.8), 2 layers (+29.82); Citeseer Normal(1, 0.8), 2 layers (-3.48).\n"
 	if got != want {
 		t.Errorf("Agreement:\n got %q\nwant %q", got, want)
