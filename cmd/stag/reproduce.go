@@ -24,11 +24,11 @@ import (
 var trainedTables = []string{"table2", "table3", "table4", "table5", "table6", "table7", "table8", "figure5"}
 
 // reproducible lists the items reproduce takes.
-var reproducible = strings.Join(slices.Concat(experiments.AnalysisItems, trainedTables), ", ") + " or coverage"
+var reproducible = strings.Join(slices.Concat(experiments.AnalysisItems, trainedTables), ", ") + ", coverage or jumps"
 
 // isReproducible reports whether reproduce takes item.
 func isReproducible(item string) bool {
-	return item == "coverage" || slices.Contains(experiments.AnalysisItems, item) || slices.Contains(trainedTables, item)
+	return item == "coverage" || item == "jumps" || slices.Contains(experiments.AnalysisItems, item) || slices.Contains(trainedTables, item)
 }
 
 // runReproduce implements "stag reproduce <table> [flags]": it trains every (configuration, seed)
@@ -49,6 +49,9 @@ func runReproduce(args []string, stdout, stderr io.Writer) error {
 	}
 	if table == "coverage" {
 		return runCoverage(args[1:], stdout, stderr)
+	}
+	if table == "jumps" {
+		return runJumps(args[1:], stdout, stderr)
 	}
 	if !isReproducible(table) {
 		return usageError(fmt.Sprintf("reproduce: unknown table %q (available: %s)", table, reproducible))
@@ -475,6 +478,38 @@ func runCoverage(args []string, stdout, stderr io.Writer) error {
 	t, err := experiments.Coverage(*out)
 	if err != nil {
 		return fmt.Errorf("reproduce coverage: -out %s: %w", *out, err)
+	}
+	_, err = io.WriteString(stdout, t.Markdown())
+	return err
+}
+
+// runJumps implements "stag reproduce jumps <table> [flags]": it prints as Markdown how many of a
+// paper table's recorded seeds show a training-loss jump (experiments.LossJumps), training nothing.
+func runJumps(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("reproduce jumps", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = usageFunc(fs, "stag reproduce jumps <table> [flags]\n\nPrints, for each folder, dataset and depth of a paper table's records under -out, how many seeds' training loss at an evaluation exceeds -loss-above after epoch -after, and the epochs of their first such evaluation. Trains nothing.")
+	out := fs.String("out", "results", "results directory")
+	above := fs.Float64("loss-above", 1, "a seed jumps when its training loss at an evaluation exceeds this")
+	after := fs.Int("after", 100, "only evaluations after this epoch count")
+	byRow := fs.Bool("rows", false, "one line per row (configuration) instead of per dataset and depth")
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && isHelp(args[0]) {
+			fs.Usage()
+			return flag.ErrHelp
+		}
+		return usageError("reproduce jumps: name a table: " + strings.Join(trainedTables[:len(trainedTables)-1], ", "))
+	}
+	table := args[0]
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError(fmt.Sprintf("reproduce jumps: unexpected arguments %q", fs.Args()))
+	}
+	t, err := experiments.LossJumps(*out, table, *above, *after, *byRow)
+	if err != nil {
+		return fmt.Errorf("reproduce jumps: %w", err)
 	}
 	_, err = io.WriteString(stdout, t.Markdown())
 	return err

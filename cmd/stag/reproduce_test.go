@@ -335,6 +335,27 @@ func TestReproduceCoverage(t *testing.T) {
 	}
 }
 
+// TestReproduceJumps counts the loss jumps of the committed four-layer Citeseer Deterministic
+// records of Table 6, whose five seeds each jump once between epochs 700 and 1800.
+func TestReproduceJumps(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "results")
+	copyCommittedRecords(t, out, filepath.Join("table6", "citeseer", "layers=4", "deterministic"))
+	var stdout, stderr bytes.Buffer
+	if err := runReproduce([]string{"jumps", "table6", "-rows", "-out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("stag reproduce jumps: %v\n%s", err, stderr.String())
+	}
+	if want := "| results/ | citeseer | 4 | deterministic | 5 | 5 | 700–1800 |\n"; !strings.Contains(stdout.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, stdout.String())
+	}
+	stdout.Reset()
+	if err := runReproduce([]string{"jumps", "table6", "-loss-above", "10", "-out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("stag reproduce jumps -loss-above 10: %v", err)
+	}
+	if want := "| results/ | citeseer | 4 | all | 5 | 0 | — |\n"; !strings.Contains(stdout.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, stdout.String())
+	}
+}
+
 func TestFilterSpecs(t *testing.T) {
 	specs := models.Table8Specs([]string{"cora"}, false) // 3 configs × 5 seeds
 	for _, tc := range []struct {
