@@ -16,15 +16,39 @@ type jumpCount struct {
 	First []int
 }
 
-// firstJump is the first evaluation epoch after `after` whose training loss exceeds above, and
-// whether there is one.
-func firstJump(evals []models.Evaluation, above float64, after int) (int, bool) {
-	for _, e := range evals {
-		if e.Epoch > after && e.Loss > above {
-			return e.Epoch, true
+// jump is a seed's training-loss jumps (LossJumps): its first evaluation whose loss exceeds the
+// threshold after the given epoch, the evaluation before it, how many times the loss rises above
+// the threshold after that epoch, and the highest loss there.
+type jump struct {
+	First, Before models.Evaluation
+	// HasBefore is false when the first jump is the seed's first evaluation.
+	HasBefore bool
+	Times     int
+	Peak      float64
+}
+
+// findJump is the jumps of a seed's evaluations: those after epoch after whose training loss
+// exceeds above; ok is false when there are none.
+func findJump(evals []models.Evaluation, above float64, after int) (j jump, ok bool) {
+	inside := false
+	for i, e := range evals {
+		if e.Epoch <= after || e.Loss <= above {
+			inside = false
+			continue
 		}
+		if !ok {
+			j.First, ok = e, true
+			if i > 0 {
+				j.Before, j.HasBefore = evals[i-1], true
+			}
+		}
+		if !inside {
+			j.Times++
+			inside = true
+		}
+		j.Peak = max(j.Peak, e.Loss)
 	}
-	return 0, false
+	return j, ok
 }
 
 // LossJumps tabulates the loss jumps in a paper table's node-classification records under the
@@ -74,9 +98,9 @@ func LossJumps(dir, table string, above float64, after int, byRow bool) (figures
 				order = append(order, g)
 			}
 			c.Seeds++
-			if e, ok := firstJump(r.Result.Evaluations, above, after); ok {
+			if j, ok := findJump(r.Result.Evaluations, above, after); ok {
 				c.Jumped++
-				c.First = append(c.First, e)
+				c.First = append(c.First, j.First.Epoch)
 			}
 		}
 		for _, g := range order {
@@ -99,5 +123,58 @@ func LossJumps(dir, table string, above float64, after int, byRow bool) (figures
 	}
 	t.Footnotes = append(t.Footnotes, "A seed jumps when the training loss at one of its evaluations (the records' `evaluations`) "+
 		"exceeds the threshold after the given epoch; the first jump's epoch is its first such evaluation.")
+	return t, nil
+}
+
+// LossJumpsBySeed is LossJumps with one line per record: the seed, the epoch its model comes from,
+// its first jump's epoch, the training loss and the validation accuracy at the evaluation before
+// that jump and at it, how many times the loss rises above the threshold after epoch after, and the
+// highest loss there. It reads the records and trains nothing; `stag reproduce jumps -seeds`
+// prints it.
+func LossJumpsBySeed(dir, table string, above float64, after int) (figures.Table, error) {
+	pt, err := PaperTableByName(table)
+	if err != nil {
+		return figures.Table{}, err
+	}
+	t := figures.Table{
+		Title: fmt.Sprintf("Training-loss jumps in %s's records, by seed (loss above %g after epoch %d)", table, above, after),
+		Header: []string{"records", "dataset", "layers", "row", "seed", "model from (epoch)", "first jump (epoch)",
+			"training loss (before → at)", "validation accuracy % (before → at)", "jumps", "highest loss"},
+		Right: []bool{false, false, true, false, true, true, true, true, true, true, true},
+	}
+	specs, _ := pt.Specs(FullSettings())
+	folders, err := deviceFolders(dir)
+	if err != nil {
+		return t, err
+	}
+	for _, sub := range append([]string{""}, folders...) {
+		recs, err := recordsUnder(filepath.Join(dir, sub), specs)
+		if err != nil {
+			return t, err
+		}
+		for _, r := range recs {
+			if r.Result == nil {
+				continue
+			}
+			row := []string{filepath.ToSlash(filepath.Join(filepath.Base(dir), sub)) + "/", r.Spec.Dataset,
+				fmt.Sprint(r.Spec.Layers), r.Spec.Config, fmt.Sprint(r.Spec.Seed), fmt.Sprint(r.Result.BestEpoch)}
+			j, ok := findJump(r.Result.Evaluations, above, after)
+			if !ok {
+				t.Rows = append(t.Rows, append(row, "—", "—", "—", "0", "—"))
+				continue
+			}
+			loss, acc := fmt.Sprintf("— → %.3g", j.First.Loss), fmt.Sprintf("— → %.1f", 100*j.First.ValAcc)
+			if j.HasBefore {
+				loss = fmt.Sprintf("%.3g → %.3g", j.Before.Loss, j.First.Loss)
+				acc = fmt.Sprintf("%.1f → %.1f", 100*j.Before.ValAcc, 100*j.First.ValAcc)
+			}
+			t.Rows = append(t.Rows, append(row, fmt.Sprint(j.First.Epoch), loss, acc, fmt.Sprint(j.Times),
+				fmt.Sprintf("%.3g", j.Peak)))
+		}
+	}
+	t.Footnotes = append(t.Footnotes, "A seed jumps when the training loss at one of its evaluations (the records' `evaluations`) "+
+		"exceeds the threshold after the given epoch. \"before\" is the evaluation before the first jump and \"at\" the first "+
+		"jump's; \"jumps\" counts the times the loss rises above the threshold after that epoch, and \"highest loss\" is "+
+		"its highest there. \"model from\" is the epoch whose model the record's test accuracy comes from (its `best_epoch`).")
 	return t, nil
 }

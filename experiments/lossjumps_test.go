@@ -10,30 +10,39 @@ import (
 	"github.com/stagnb/stagnb/models"
 )
 
-func TestFirstJump(t *testing.T) {
+func TestFindJump(t *testing.T) {
 	evals := func(losses ...float64) []models.Evaluation {
 		var es []models.Evaluation
 		for i, l := range losses {
-			es = append(es, models.Evaluation{Epoch: 100 * (i + 1), Loss: l})
+			es = append(es, models.Evaluation{Epoch: 100 * (i + 1), Loss: l, ValAcc: float64(i) / 10})
 		}
 		return es
 	}
+	ev := func(i int, loss float64) models.Evaluation {
+		return models.Evaluation{Epoch: 100 * (i + 1), Loss: loss, ValAcc: float64(i) / 10}
+	}
 	for _, tc := range []struct {
-		name      string
-		evals     []models.Evaluation
-		wantEpoch int
-		wantOK    bool
+		name   string
+		evals  []models.Evaluation
+		after  int
+		want   jump
+		wantOK bool
 	}{
-		{"none", evals(0.5, 0.01, 0.002), 0, false},
-		{"high loss at the first evaluation does not count", evals(3, 0.01, 0.002), 0, false},
-		{"first of two jumps", evals(0.5, 0.01, 4, 0.01, 2), 300, true},
-		{"exactly the threshold is no jump", evals(0.5, 1, 0.01), 0, false},
-		{"no evaluations", nil, 0, false},
+		{"none", evals(0.5, 0.01, 0.002), 100, jump{}, false},
+		{"high loss at the first evaluation does not count", evals(3, 0.01, 0.002), 100, jump{}, false},
+		{"first of two jumps", evals(0.5, 0.01, 4, 0.01, 2), 100,
+			jump{First: ev(2, 4), Before: ev(1, 0.01), HasBefore: true, Times: 2, Peak: 4}, true},
+		{"a jump over two evaluations counts once", evals(0.5, 0.01, 2, 7, 0.01), 100,
+			jump{First: ev(2, 2), Before: ev(1, 0.01), HasBefore: true, Times: 1, Peak: 7}, true},
+		{"exactly the threshold is no jump", evals(0.5, 1, 0.01), 100, jump{}, false},
+		{"a jump at the first evaluation has none before it", evals(3, 0.01), 0,
+			jump{First: ev(0, 3), Times: 1, Peak: 3}, true},
+		{"no evaluations", nil, 100, jump{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e, ok := firstJump(tc.evals, 1, 100)
-			if e != tc.wantEpoch || ok != tc.wantOK {
-				t.Errorf("firstJump = %d, %v; want %d, %v", e, ok, tc.wantEpoch, tc.wantOK)
+			j, ok := findJump(tc.evals, 1, tc.after)
+			if j != tc.want || ok != tc.wantOK {
+				t.Errorf("findJump = %+v, %v; want %+v, %v", j, ok, tc.want, tc.wantOK)
 			}
 		})
 	}
@@ -97,5 +106,51 @@ func TestLossJumps(t *testing.T) {
 	}
 	if _, err := LossJumps(dir, "table9", 1, 100, false); err == nil || !strings.Contains(err.Error(), "table9") {
 		t.Errorf("LossJumps(table9) error = %v, want one naming table9", err)
+	}
+}
+
+// TestLossJumpsBySeed writes two Table 6 records, one that jumps twice and one that does not, and
+// checks the lines LossJumpsBySeed makes of them.
+func TestLossJumpsBySeed(t *testing.T) {
+	dir := t.TempDir()
+	write := func(seed int64, best int, losses ...float64) {
+		spec := models.RunSpec{Table: "table6", Dataset: "cora", Config: "deterministic", Layers: 4, Seed: seed}
+		res := &models.NodeResult{Seed: seed, BestEpoch: best}
+		for i, l := range losses {
+			res.Evaluations = append(res.Evaluations, models.Evaluation{Epoch: 100 * (i + 1), Loss: l, ValAcc: 0.7 - 0.1*float64(i)})
+		}
+		b, err := json.Marshal(models.Record{Spec: spec, Result: res})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, spec.Path())
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(1, 200, 0.1, 0.0015, 5.85, 0.01, 1.5)
+	write(2, 300, 0.1, 0.01, 0.01)
+	table, err := LossJumpsBySeed(dir, "table6", 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Base(dir) + "/"
+	want := [][]string{
+		{base, "cora", "4", "deterministic", "1", "200", "300", "0.0015 → 5.85", "60.0 → 50.0", "2", "5.85"},
+		{base, "cora", "4", "deterministic", "2", "300", "—", "—", "—", "0", "—"},
+	}
+	if len(table.Rows) != len(want) {
+		t.Fatalf("%d rows, want %d:\n%s", len(table.Rows), len(want), table.Markdown())
+	}
+	for i, row := range table.Rows {
+		if strings.Join(row, "|") != strings.Join(want[i], "|") {
+			t.Errorf("row %d = %q, want %q", i, row, want[i])
+		}
+	}
+	if _, err := LossJumpsBySeed(dir, "table9", 1, 100); err == nil || !strings.Contains(err.Error(), "table9") {
+		t.Errorf("LossJumpsBySeed(table9) error = %v, want one naming table9", err)
 	}
 }

@@ -270,7 +270,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"reproduce", "table2", "-h"}, []string{"usage: stag reproduce table2 [flags]", "-configs", "-seeds", "-dry-run", "-html"}},
 		{[]string{"reproduce", "figure4", "--help"}, []string{"usage: stag reproduce figure4 [flags]", "-quick", "-plots", "-html"}},
 		{[]string{"reproduce", "coverage", "-h"}, []string{"usage: stag reproduce coverage [flags]", "-out"}},
-		{[]string{"reproduce", "jumps", "-h"}, []string{"usage: stag reproduce jumps <table> [flags]", "-loss-above", "-rows"}},
+		{[]string{"reproduce", "jumps", "-h"}, []string{"usage: stag reproduce jumps <table> [flags]", "-loss-above", "-rows", "-seeds"}},
 	} {
 		code, out, errOut := stag(t, c.args...)
 		if code != 0 || out != "" {

@@ -484,15 +484,17 @@ func runCoverage(args []string, stdout, stderr io.Writer) error {
 }
 
 // runJumps implements "stag reproduce jumps <table> [flags]": it prints as Markdown how many of a
-// paper table's recorded seeds show a training-loss jump (experiments.LossJumps), training nothing.
+// paper table's recorded seeds show a training-loss jump (experiments.LossJumps), or with -seeds
+// each seed's first jump (experiments.LossJumpsBySeed), training nothing.
 func runJumps(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("reproduce jumps", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = usageFunc(fs, "stag reproduce jumps <table> [flags]\n\nPrints, for each folder, dataset and depth of a paper table's records under -out, how many seeds' training loss at an evaluation exceeds -loss-above after epoch -after, and the epochs of their first such evaluation. Trains nothing.")
+	fs.Usage = usageFunc(fs, "stag reproduce jumps <table> [flags]\n\nPrints, for each folder, dataset and depth of a paper table's records under -out, how many seeds' training loss at an evaluation exceeds -loss-above after epoch -after, and the epochs of their first such evaluation; -seeds prints each seed's first jump instead. Trains nothing.")
 	out := fs.String("out", "results", "results directory")
 	above := fs.Float64("loss-above", 1, "a seed jumps when its training loss at an evaluation exceeds this")
 	after := fs.Int("after", 100, "only evaluations after this epoch count")
 	byRow := fs.Bool("rows", false, "one line per row (configuration) instead of per dataset and depth")
+	bySeed := fs.Bool("seeds", false, "one line per seed: its first jump, the training loss and validation accuracy before and at it, how often it jumps")
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && isHelp(args[0]) {
 			fs.Usage()
@@ -507,7 +509,16 @@ func runJumps(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageError(fmt.Sprintf("reproduce jumps: unexpected arguments %q", fs.Args()))
 	}
-	t, err := experiments.LossJumps(*out, table, *above, *after, *byRow)
+	if *byRow && *bySeed {
+		return usageError("reproduce jumps: -rows and -seeds exclude each other")
+	}
+	var t figures.Table
+	var err error
+	if *bySeed {
+		t, err = experiments.LossJumpsBySeed(*out, table, *above, *after)
+	} else {
+		t, err = experiments.LossJumps(*out, table, *above, *after, *byRow)
+	}
 	if err != nil {
 		return fmt.Errorf("reproduce jumps: %w", err)
 	}

@@ -336,7 +336,8 @@ func TestReproduceCoverage(t *testing.T) {
 }
 
 // TestReproduceJumps counts the loss jumps of the committed four-layer Citeseer Deterministic
-// records of Table 6, whose five seeds each jump once between epochs 700 and 1800.
+// records of Table 6, whose five seeds each jump once between epochs 700 and 1800, and prints
+// their first jumps seed by seed.
 func TestReproduceJumps(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "results")
 	copyCommittedRecords(t, out, filepath.Join("table6", "citeseer", "layers=4", "deterministic"))
@@ -353,6 +354,17 @@ func TestReproduceJumps(t *testing.T) {
 	}
 	if want := "| results/ | citeseer | 4 | all | 5 | 0 | — |\n"; !strings.Contains(stdout.String(), want) {
 		t.Errorf("output lacks %q:\n%s", want, stdout.String())
+	}
+	stdout.Reset()
+	if err := runReproduce([]string{"jumps", "table6", "-seeds", "-out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("stag reproduce jumps -seeds: %v", err)
+	}
+	// Seed 1 selects its model at epoch 500 and jumps once, at epoch 700, from a loss of 0.00159.
+	if want := "| results/ | citeseer | 4 | deterministic | 1 | 500 | 700 | 0.00159 → 5.85 | 68.4 → 47.6 | 1 | 5.85 |\n"; !strings.Contains(stdout.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, stdout.String())
+	}
+	if err := runReproduce([]string{"jumps", "table6", "-seeds", "-rows", "-out", out}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-seeds") {
+		t.Errorf("stag reproduce jumps -seeds -rows: error %v, want one naming -seeds", err)
 	}
 }
 
