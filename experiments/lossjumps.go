@@ -16,44 +16,47 @@ type jumpCount struct {
 	First []int
 }
 
-// jump is a seed's training-loss jumps (LossJumps): its first evaluation whose loss exceeds the
-// threshold after the given epoch, the evaluation before it, how many times the loss rises above
-// the threshold after that epoch, and the highest loss there.
+// jump is a seed's training-loss jumps (LossJumps). A jump is an evaluation after the given
+// epoch whose loss exceeds the threshold where the evaluation before it did not: a loss that never
+// falls to the threshold does not jump. First is the first jump, Before the evaluation before it,
+// Times how many jumps there are and Peak the highest loss from a jump until the loss falls to the
+// threshold again.
 type jump struct {
 	First, Before models.Evaluation
-	// HasBefore is false when the first jump is the seed's first evaluation.
-	HasBefore bool
-	Times     int
-	Peak      float64
+	Times         int
+	Peak          float64
 }
 
-// findJump is the jumps of a seed's evaluations: those after epoch after whose training loss
-// exceeds above; ok is false when there are none.
+// findJump is the jumps of a seed's evaluations (see jump); ok is false when there are none.
 func findJump(evals []models.Evaluation, above float64, after int) (j jump, ok bool) {
 	inside := false
 	for i, e := range evals {
-		if e.Epoch <= after || e.Loss <= above {
+		switch {
+		case e.Loss <= above:
 			inside = false
-			continue
-		}
-		if !ok {
-			j.First, ok = e, true
-			if i > 0 {
-				j.Before, j.HasBefore = evals[i-1], true
+		case inside:
+			j.Peak = max(j.Peak, e.Loss)
+		case i > 0 && e.Epoch > after && evals[i-1].Loss <= above:
+			if !ok {
+				j.First, j.Before, ok = e, evals[i-1], true
 			}
-		}
-		if !inside {
 			j.Times++
+			j.Peak = max(j.Peak, e.Loss)
 			inside = true
 		}
-		j.Peak = max(j.Peak, e.Loss)
 	}
 	return j, ok
 }
 
+// jumpFootnote says what a jump is, under LossJumps' tables.
+const jumpFootnote = "A seed jumps when the training loss at one of its evaluations (the records' `evaluations`) after the " +
+	"given epoch exceeds the threshold where the evaluation before it did not; a loss that never falls to the threshold " +
+	"does not jump."
+
 // LossJumps tabulates the loss jumps in a paper table's node-classification records under the
 // results directory dir and under each GPU's folder in it: a seed jumps when its training loss at
-// an evaluation (the records' `evaluations`) exceeds above after epoch after. A row is one folder,
+// an evaluation (the records' `evaluations`) after epoch after exceeds above where the evaluation
+// before it did not. A row is one folder,
 // dataset and depth, with its seeds, the seeds that jump and the range of their first jumps'
 // epochs; byRow splits each into the table's rows (configurations). It reads the records and
 // trains nothing; `stag reproduce jumps` prints it.
@@ -121,8 +124,7 @@ func LossJumps(dir, table string, above float64, after int, byRow bool) (figures
 				fmt.Sprint(g.layers), row, fmt.Sprint(c.Seeds), fmt.Sprint(c.Jumped), first})
 		}
 	}
-	t.Footnotes = append(t.Footnotes, "A seed jumps when the training loss at one of its evaluations (the records' `evaluations`) "+
-		"exceeds the threshold after the given epoch; the first jump's epoch is its first such evaluation.")
+	t.Footnotes = append(t.Footnotes, jumpFootnote+" The first jump's epoch is a seed's first such evaluation.")
 	return t, nil
 }
 
@@ -163,18 +165,14 @@ func LossJumpsBySeed(dir, table string, above float64, after int) (figures.Table
 				t.Rows = append(t.Rows, append(row, "—", "—", "—", "0", "—"))
 				continue
 			}
-			loss, acc := fmt.Sprintf("— → %.3g", j.First.Loss), fmt.Sprintf("— → %.1f", 100*j.First.ValAcc)
-			if j.HasBefore {
-				loss = fmt.Sprintf("%.3g → %.3g", j.Before.Loss, j.First.Loss)
-				acc = fmt.Sprintf("%.1f → %.1f", 100*j.Before.ValAcc, 100*j.First.ValAcc)
-			}
+			loss := fmt.Sprintf("%.3g → %.3g", j.Before.Loss, j.First.Loss)
+			acc := fmt.Sprintf("%.1f → %.1f", 100*j.Before.ValAcc, 100*j.First.ValAcc)
 			t.Rows = append(t.Rows, append(row, fmt.Sprint(j.First.Epoch), loss, acc, fmt.Sprint(j.Times),
 				fmt.Sprintf("%.3g", j.Peak)))
 		}
 	}
-	t.Footnotes = append(t.Footnotes, "A seed jumps when the training loss at one of its evaluations (the records' `evaluations`) "+
-		"exceeds the threshold after the given epoch. \"before\" is the evaluation before the first jump and \"at\" the first "+
-		"jump's; \"jumps\" counts the times the loss rises above the threshold after that epoch, and \"highest loss\" is "+
-		"its highest there. \"model from\" is the epoch whose model the record's test accuracy comes from (its `best_epoch`).")
+	t.Footnotes = append(t.Footnotes, jumpFootnote+" \"before\" is the evaluation before a seed's first jump and \"at\" "+
+		"the first jump's; \"jumps\" counts its jumps, and \"highest loss\" is the highest from a jump until the loss falls to "+
+		"the threshold again. \"model from\" is the epoch whose model the record's test accuracy comes from (its `best_epoch`).")
 	return t, nil
 }

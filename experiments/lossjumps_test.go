@@ -31,12 +31,13 @@ func TestFindJump(t *testing.T) {
 		{"none", evals(0.5, 0.01, 0.002), 100, jump{}, false},
 		{"high loss at the first evaluation does not count", evals(3, 0.01, 0.002), 100, jump{}, false},
 		{"first of two jumps", evals(0.5, 0.01, 4, 0.01, 2), 100,
-			jump{First: ev(2, 4), Before: ev(1, 0.01), HasBefore: true, Times: 2, Peak: 4}, true},
+			jump{First: ev(2, 4), Before: ev(1, 0.01), Times: 2, Peak: 4}, true},
 		{"a jump over two evaluations counts once", evals(0.5, 0.01, 2, 7, 0.01), 100,
-			jump{First: ev(2, 2), Before: ev(1, 0.01), HasBefore: true, Times: 1, Peak: 7}, true},
+			jump{First: ev(2, 2), Before: ev(1, 0.01), Times: 1, Peak: 7}, true},
 		{"exactly the threshold is no jump", evals(0.5, 1, 0.01), 100, jump{}, false},
-		{"a jump at the first evaluation has none before it", evals(3, 0.01), 0,
-			jump{First: ev(0, 3), Times: 1, Peak: 3}, true},
+		{"a loss that never falls to the threshold does not jump", evals(3, 2, 4), 0, jump{}, false},
+		{"a loss that starts high jumps once it has fallen", evals(3, 2, 0.01, 5), 0,
+			jump{First: ev(3, 5), Before: ev(2, 0.01), Times: 1, Peak: 5}, true},
 		{"no evaluations", nil, 100, jump{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -489,9 +489,9 @@ func runCoverage(args []string, stdout, stderr io.Writer) error {
 func runJumps(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("reproduce jumps", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = usageFunc(fs, "stag reproduce jumps <table> [flags]\n\nPrints, for each folder, dataset and depth of a paper table's records under -out, how many seeds' training loss at an evaluation exceeds -loss-above after epoch -after, and the epochs of their first such evaluation; -seeds prints each seed's first jump instead. Trains nothing.")
+	fs.Usage = usageFunc(fs, "stag reproduce jumps <table> [flags]\n\nPrints, for each folder, dataset and depth of a paper table's records under -out, how many seeds' training loss at an evaluation after epoch -after jumps above -loss-above from at most it at the evaluation before, and the epochs of their first such evaluation; -seeds prints each seed's first jump instead. Trains nothing.")
 	out := fs.String("out", "results", "results directory")
-	above := fs.Float64("loss-above", 1, "a seed jumps when its training loss at an evaluation exceeds this")
+	above := fs.Float64("loss-above", 1, "a seed jumps when its training loss at an evaluation exceeds this where the evaluation before did not")
 	after := fs.Int("after", 100, "only evaluations after this epoch count")
 	byRow := fs.Bool("rows", false, "one line per row (configuration) instead of per dataset and depth")
 	bySeed := fs.Bool("seeds", false, "one line per seed: its first jump, the training loss and validation accuracy before and at it, how often it jumps")
