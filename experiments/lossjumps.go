@@ -1,9 +1,11 @@
 package experiments
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/stagnb/stagnb/models"
 	"github.com/stagnb/stagnb/stagnb/figures"
@@ -19,11 +21,11 @@ type jumpCount struct {
 // jump is a seed's training-loss jumps (LossJumps). A jump is an evaluation after the given
 // epoch whose loss exceeds the threshold where the evaluation before it did not: a loss that never
 // falls to the threshold does not jump. First is the first jump, Before the evaluation before it,
-// Times how many jumps there are and Peak the highest loss from a jump until the loss falls to the
-// threshold again.
+// Epochs the epochs of all the jumps and Peak the highest loss from a jump until the loss falls to
+// the threshold again.
 type jump struct {
 	First, Before models.Evaluation
-	Times         int
+	Epochs        []int
 	Peak          float64
 }
 
@@ -40,7 +42,7 @@ func findJump(evals []models.Evaluation, above float64, after int) (j jump, ok b
 			if !ok {
 				j.First, j.Before, ok = e, evals[i-1], true
 			}
-			j.Times++
+			j.Epochs = append(j.Epochs, e.Epoch)
 			j.Peak = max(j.Peak, e.Loss)
 			inside = true
 		}
@@ -128,11 +130,11 @@ func LossJumps(dir, table string, above float64, after int, byRow bool) (figures
 	return t, nil
 }
 
-// LossJumpsBySeed is LossJumps with one line per record: the seed, the epoch its model comes from,
-// its first jump's epoch, the training loss and the validation accuracy at the evaluation before
-// that jump and at it, how many times the loss rises above the threshold after epoch after, and the
-// highest loss there. It reads the records and trains nothing; `stag reproduce jumps -seeds`
-// prints it.
+// LossJumpsBySeed is LossJumps with one line per record: the seed, the epoch its model comes from
+// and the training loss there, the epochs of its jumps, the training loss and the validation
+// accuracy at the evaluation before its first jump and at it, the highest loss in its jumps and
+// the lowest at any evaluation. It reads the records and trains nothing; `stag reproduce jumps
+// -seeds` prints it.
 func LossJumpsBySeed(dir, table string, above float64, after int) (figures.Table, error) {
 	pt, err := PaperTableByName(table)
 	if err != nil {
@@ -140,15 +142,16 @@ func LossJumpsBySeed(dir, table string, above float64, after int) (figures.Table
 	}
 	t := figures.Table{
 		Title: fmt.Sprintf("Training-loss jumps in %s's records, by seed (loss above %g after epoch %d)", table, above, after),
-		Header: []string{"records", "dataset", "layers", "row", "seed", "model from (epoch)", "first jump (epoch)",
-			"training loss (before → at)", "validation accuracy % (before → at)", "jumps", "highest loss"},
-		Right: []bool{false, false, true, false, true, true, true, true, true, true, true},
+		Header: []string{"records", "dataset", "layers", "row", "seed", "model from (epoch)", "loss there", "jumps (epochs)",
+			"first jump: loss (before → at)", "first jump: validation % (before → at)", "highest loss in a jump", "lowest loss"},
+		Right: []bool{false, false, true, false, true, true, true, true, true, true, true, true},
 	}
 	specs, _ := pt.Specs(FullSettings())
 	folders, err := deviceFolders(dir)
 	if err != nil {
 		return t, err
 	}
+	loss := func(l float64) string { return fmt.Sprintf("%.3g", l) }
 	for _, sub := range append([]string{""}, folders...) {
 		recs, err := recordsUnder(filepath.Join(dir, sub), specs)
 		if err != nil {
@@ -158,21 +161,34 @@ func LossJumpsBySeed(dir, table string, above float64, after int) (figures.Table
 			if r.Result == nil {
 				continue
 			}
+			evals := r.Result.Evaluations
+			atModel, lowest := "—", "—"
+			if i := slices.IndexFunc(evals, func(e models.Evaluation) bool { return e.Epoch == r.Result.BestEpoch }); i >= 0 {
+				atModel = loss(evals[i].Loss)
+			}
+			if len(evals) > 0 {
+				lowest = loss(slices.MinFunc(evals, func(a, b models.Evaluation) int { return cmp.Compare(a.Loss, b.Loss) }).Loss)
+			}
 			row := []string{filepath.ToSlash(filepath.Join(filepath.Base(dir), sub)) + "/", r.Spec.Dataset,
-				fmt.Sprint(r.Spec.Layers), r.Spec.Config, fmt.Sprint(r.Spec.Seed), fmt.Sprint(r.Result.BestEpoch)}
-			j, ok := findJump(r.Result.Evaluations, above, after)
+				fmt.Sprint(r.Spec.Layers), r.Spec.Config, fmt.Sprint(r.Spec.Seed), fmt.Sprint(r.Result.BestEpoch), atModel}
+			j, ok := findJump(evals, above, after)
 			if !ok {
-				t.Rows = append(t.Rows, append(row, "—", "—", "—", "0", "—"))
+				t.Rows = append(t.Rows, append(row, "—", "—", "—", "—", lowest))
 				continue
 			}
-			loss := fmt.Sprintf("%.3g → %.3g", j.Before.Loss, j.First.Loss)
-			acc := fmt.Sprintf("%.1f → %.1f", 100*j.Before.ValAcc, 100*j.First.ValAcc)
-			t.Rows = append(t.Rows, append(row, fmt.Sprint(j.First.Epoch), loss, acc, fmt.Sprint(j.Times),
-				fmt.Sprintf("%.3g", j.Peak)))
+			epochs := make([]string, len(j.Epochs))
+			for i, e := range j.Epochs {
+				epochs[i] = fmt.Sprint(e)
+			}
+			t.Rows = append(t.Rows, append(row, strings.Join(epochs, ", "),
+				loss(j.Before.Loss)+" → "+loss(j.First.Loss),
+				fmt.Sprintf("%.1f → %.1f", 100*j.Before.ValAcc, 100*j.First.ValAcc),
+				loss(j.Peak), lowest))
 		}
 	}
-	t.Footnotes = append(t.Footnotes, jumpFootnote+" \"before\" is the evaluation before a seed's first jump and \"at\" "+
-		"the first jump's; \"jumps\" counts its jumps, and \"highest loss\" is the highest from a jump until the loss falls to "+
-		"the threshold again. \"model from\" is the epoch whose model the record's test accuracy comes from (its `best_epoch`).")
+	t.Footnotes = append(t.Footnotes, jumpFootnote+" \"model from\" is the epoch whose model the record's test accuracy "+
+		"comes from (its `best_epoch`), \"loss there\" the training loss at that evaluation; \"before\" is the evaluation "+
+		"before a seed's first jump and \"at\" the first jump's; \"highest loss in a jump\" is the highest from a jump until "+
+		"the loss falls to the threshold again, \"lowest loss\" the lowest at any of the seed's evaluations.")
 	return t, nil
 }
