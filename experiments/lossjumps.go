@@ -20,13 +20,13 @@ type jumpCount struct {
 
 // jump is a seed's training-loss jumps (LossJumps). A jump is an evaluation after the given
 // epoch whose loss exceeds the threshold where the evaluation before it did not: a loss that never
-// falls to the threshold does not jump. First is the first jump, Before the evaluation before it,
-// Epochs the epochs of all the jumps and Peak the highest loss from a jump until the loss falls to
-// the threshold again.
+// falls to the threshold does not jump. Jumps are the jumps' evaluations, Before the evaluation
+// before the first, and Peak the highest loss from a jump until the loss falls to the threshold
+// again.
 type jump struct {
-	First, Before models.Evaluation
-	Epochs        []int
-	Peak          float64
+	Jumps  []models.Evaluation
+	Before models.Evaluation
+	Peak   float64
 }
 
 // findJump is the jumps of a seed's evaluations (see jump); ok is false when there are none.
@@ -40,9 +40,9 @@ func findJump(evals []models.Evaluation, above float64, after int) (j jump, ok b
 			j.Peak = max(j.Peak, e.Loss)
 		case i > 0 && e.Epoch > after && evals[i-1].Loss <= above:
 			if !ok {
-				j.First, j.Before, ok = e, evals[i-1], true
+				j.Before, ok = evals[i-1], true
 			}
-			j.Epochs = append(j.Epochs, e.Epoch)
+			j.Jumps = append(j.Jumps, e)
 			j.Peak = max(j.Peak, e.Loss)
 			inside = true
 		}
@@ -105,7 +105,7 @@ func LossJumps(dir, table string, above float64, after int, byRow bool) (figures
 			c.Seeds++
 			if j, ok := findJump(r.Result.Evaluations, above, after); ok {
 				c.Jumped++
-				c.First = append(c.First, j.First.Epoch)
+				c.First = append(c.First, j.Jumps[0].Epoch)
 			}
 		}
 		for _, g := range order {
@@ -131,7 +131,7 @@ func LossJumps(dir, table string, above float64, after int, byRow bool) (figures
 }
 
 // LossJumpsBySeed is LossJumps with one line per record: the seed, the epoch its model comes from
-// and the training loss there, the epochs of its jumps, the training loss and the validation
+// and the training loss there, the epoch and training loss of each of its jumps, the training loss and the validation
 // accuracy at the evaluation before its first jump and at it, the highest loss in its jumps and
 // the lowest at any evaluation. It reads the records and trains nothing; `stag reproduce jumps
 // -seeds` prints it.
@@ -142,7 +142,7 @@ func LossJumpsBySeed(dir, table string, above float64, after int) (figures.Table
 	}
 	t := figures.Table{
 		Title: fmt.Sprintf("Training-loss jumps in %s's records, by seed (loss above %g after epoch %d)", table, above, after),
-		Header: []string{"records", "dataset", "layers", "row", "seed", "model from (epoch)", "loss there", "jumps (epochs)",
+		Header: []string{"records", "dataset", "layers", "row", "seed", "model from (epoch)", "loss there", "jumps (epoch: loss)",
 			"first jump: loss (before → at)", "first jump: validation % (before → at)", "highest loss in a jump", "lowest loss"},
 		Right: []bool{false, false, true, false, true, true, true, true, true, true, true, true},
 	}
@@ -176,13 +176,14 @@ func LossJumpsBySeed(dir, table string, above float64, after int) (figures.Table
 				t.Rows = append(t.Rows, append(row, "—", "—", "—", "—", lowest))
 				continue
 			}
-			epochs := make([]string, len(j.Epochs))
-			for i, e := range j.Epochs {
-				epochs[i] = fmt.Sprint(e)
+			jumps := make([]string, len(j.Jumps))
+			for i, e := range j.Jumps {
+				jumps[i] = fmt.Sprintf("%d: %s", e.Epoch, loss(e.Loss))
 			}
-			t.Rows = append(t.Rows, append(row, strings.Join(epochs, ", "),
-				loss(j.Before.Loss)+" → "+loss(j.First.Loss),
-				fmt.Sprintf("%.1f → %.1f", 100*j.Before.ValAcc, 100*j.First.ValAcc),
+			first := j.Jumps[0]
+			t.Rows = append(t.Rows, append(row, strings.Join(jumps, ", "),
+				loss(j.Before.Loss)+" → "+loss(first.Loss),
+				fmt.Sprintf("%.1f → %.1f", 100*j.Before.ValAcc, 100*first.ValAcc),
 				loss(j.Peak), lowest))
 		}
 	}

@@ -32,13 +32,13 @@ func TestFindJump(t *testing.T) {
 		{"none", evals(0.5, 0.01, 0.002), 100, jump{}, false},
 		{"high loss at the first evaluation does not count", evals(3, 0.01, 0.002), 100, jump{}, false},
 		{"first of two jumps", evals(0.5, 0.01, 4, 0.01, 2), 100,
-			jump{First: ev(2, 4), Before: ev(1, 0.01), Epochs: []int{300, 500}, Peak: 4}, true},
+			jump{Jumps: []models.Evaluation{ev(2, 4), ev(4, 2)}, Before: ev(1, 0.01), Peak: 4}, true},
 		{"a jump over two evaluations counts once", evals(0.5, 0.01, 2, 7, 0.01), 100,
-			jump{First: ev(2, 2), Before: ev(1, 0.01), Epochs: []int{300}, Peak: 7}, true},
+			jump{Jumps: []models.Evaluation{ev(2, 2)}, Before: ev(1, 0.01), Peak: 7}, true},
 		{"exactly the threshold is no jump", evals(0.5, 1, 0.01), 100, jump{}, false},
 		{"a loss that never falls to the threshold does not jump", evals(3, 2, 4), 0, jump{}, false},
 		{"a loss that starts high jumps once it has fallen", evals(3, 2, 0.01, 5), 0,
-			jump{First: ev(3, 5), Before: ev(2, 0.01), Epochs: []int{400}, Peak: 5}, true},
+			jump{Jumps: []models.Evaluation{ev(3, 5)}, Before: ev(2, 0.01), Peak: 5}, true},
 		{"no evaluations", nil, 100, jump{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,7 +141,7 @@ func TestLossJumpsBySeed(t *testing.T) {
 	}
 	base := filepath.Base(dir) + "/"
 	want := [][]string{
-		{base, "cora", "4", "deterministic", "1", "200", "0.0015", "300, 500", "0.0015 → 5.85", "60.0 → 50.0", "5.85", "0.0015"},
+		{base, "cora", "4", "deterministic", "1", "200", "0.0015", "300: 5.85, 500: 1.5", "0.0015 → 5.85", "60.0 → 50.0", "5.85", "0.0015"},
 		{base, "cora", "4", "deterministic", "2", "300", "0.01", "—", "—", "—", "—", "0.01"},
 	}
 	if len(table.Rows) != len(want) {

@@ -494,7 +494,7 @@ func runJumps(args []string, stdout, stderr io.Writer) error {
 	above := fs.Float64("loss-above", 1, "a seed jumps when its training loss at an evaluation exceeds this where the evaluation before did not")
 	after := fs.Int("after", 100, "only evaluations after this epoch count")
 	byRow := fs.Bool("rows", false, "one line per row (configuration) instead of per dataset and depth")
-	bySeed := fs.Bool("seeds", false, "one line per seed: the epoch its model comes from, its jumps' epochs, the training loss and validation accuracy before and at the first, its highest and lowest loss")
+	bySeed := fs.Bool("seeds", false, "one line per seed: the epoch its model comes from, each jump's epoch and loss, the training loss and validation accuracy before and at the first, its highest and lowest loss")
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && isHelp(args[0]) {
 			fs.Usage()

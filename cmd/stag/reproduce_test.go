@@ -360,7 +360,7 @@ func TestReproduceJumps(t *testing.T) {
 		t.Fatalf("stag reproduce jumps -seeds: %v", err)
 	}
 	// Seed 1 selects its model at epoch 500 and jumps once, at epoch 700, from a loss of 0.00159.
-	if want := "| results/ | citeseer | 4 | deterministic | 1 | 500 | 0.00199 | 700 | 0.00159 → 5.85 | 68.4 → 47.6 | 5.85 | 0.00159 |\n"; !strings.Contains(stdout.String(), want) {
+	if want := "| results/ | citeseer | 4 | deterministic | 1 | 500 | 0.00199 | 700: 5.85 | 0.00159 → 5.85 | 68.4 → 47.6 | 5.85 | 0.00159 |\n"; !strings.Contains(stdout.String(), want) {
 		t.Errorf("output lacks %q:\n%s", want, stdout.String())
 	}
 	if err := runReproduce([]string{"jumps", "table6", "-seeds", "-rows", "-out", out}, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "-seeds") {
