@@ -11,6 +11,28 @@ import (
 	"github.com/stagnb/stagnb/models"
 )
 
+// writeLossRecord writes under dir the record of spec whose model comes from epoch best and whose
+// evaluations, every 100 epochs, have the given training losses and validation accuracies of 70,
+// 60, 50, … %.
+func writeLossRecord(t *testing.T, dir string, spec models.RunSpec, best int, losses ...float64) {
+	t.Helper()
+	res := &models.NodeResult{Seed: spec.Seed, BestEpoch: best}
+	for i, l := range losses {
+		res.Evaluations = append(res.Evaluations, models.Evaluation{Epoch: 100 * (i + 1), Loss: l, ValAcc: 0.7 - 0.1*float64(i)})
+	}
+	b, err := json.Marshal(models.Record{Spec: spec, Result: res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, spec.Path())
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestFindJump(t *testing.T) {
 	evals := func(losses ...float64) []models.Evaluation {
 		var es []models.Evaluation
@@ -54,27 +76,12 @@ func TestFindJump(t *testing.T) {
 // and checks the rows LossJumps makes of them.
 func TestLossJumps(t *testing.T) {
 	dir := t.TempDir()
-	write := func(sub, config string, seed int64, losses ...float64) {
-		spec := models.RunSpec{Table: "table6", Dataset: "citeseer", Config: config, Layers: 4, Seed: seed}
-		res := &models.NodeResult{Seed: seed}
-		for i, l := range losses {
-			res.Evaluations = append(res.Evaluations, models.Evaluation{Epoch: 100 * (i + 1), Loss: l})
-		}
-		b, err := json.Marshal(models.Record{Spec: spec, Result: res})
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, sub, spec.Path())
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	citeseer := func(config string, seed int64) models.RunSpec {
+		return models.RunSpec{Table: "table6", Dataset: "citeseer", Config: config, Layers: 4, Seed: seed}
 	}
-	write("", "deterministic", 1, 0.1, 0.01, 5, 0.01)
-	write("", "normal(1,0.2)", 1, 0.1, 0.01, 0.01, 0.01)
-	write("h200", "deterministic", 2, 0.1, 2, 0.01, 3)
+	writeLossRecord(t, dir, citeseer("deterministic", 1), 0, 0.1, 0.01, 5, 0.01)
+	writeLossRecord(t, dir, citeseer("normal(1,0.2)", 1), 0, 0.1, 0.01, 0.01, 0.01)
+	writeLossRecord(t, filepath.Join(dir, "h200"), citeseer("deterministic", 2), 0, 0.1, 2, 0.01, 3)
 	base := filepath.Base(dir)
 	for _, tc := range []struct {
 		name  string
@@ -115,26 +122,11 @@ func TestLossJumps(t *testing.T) {
 // checks the lines LossJumpsBySeed makes of them.
 func TestLossJumpsBySeed(t *testing.T) {
 	dir := t.TempDir()
-	write := func(seed int64, best int, losses ...float64) {
-		spec := models.RunSpec{Table: "table6", Dataset: "cora", Config: "deterministic", Layers: 4, Seed: seed}
-		res := &models.NodeResult{Seed: seed, BestEpoch: best}
-		for i, l := range losses {
-			res.Evaluations = append(res.Evaluations, models.Evaluation{Epoch: 100 * (i + 1), Loss: l, ValAcc: 0.7 - 0.1*float64(i)})
-		}
-		b, err := json.Marshal(models.Record{Spec: spec, Result: res})
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, spec.Path())
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	cora := func(seed int64) models.RunSpec {
+		return models.RunSpec{Table: "table6", Dataset: "cora", Config: "deterministic", Layers: 4, Seed: seed}
 	}
-	write(1, 200, 0.1, 0.0015, 5.85, 0.01, 1.5)
-	write(2, 300, 0.1, 0.01, 0.01)
+	writeLossRecord(t, dir, cora(1), 200, 0.1, 0.0015, 5.85, 0.01, 1.5)
+	writeLossRecord(t, dir, cora(2), 300, 0.1, 0.01, 0.01)
 	table, err := LossJumpsBySeed(dir, "table6", 1, 100)
 	if err != nil {
 		t.Fatal(err)
