@@ -50,6 +50,20 @@ func findJump(evals []models.Evaluation, above float64, after int) (j jump, ok b
 	return j, ok
 }
 
+// nodeTable is the paper table named table, or an error when it has no node-classification
+// datasets: graph-regression records keep no evaluations to find jumps in.
+func nodeTable(table string) (PaperTable, error) {
+	pt, err := PaperTableByName(table)
+	if err != nil {
+		return pt, err
+	}
+	if !slices.ContainsFunc(pt.Datasets, func(d string) bool { return !models.IsMoleculeDataset(d) }) {
+		return pt, fmt.Errorf("experiments: %s holds graph regression only (%s), whose records keep no per-evaluation training loss to find jumps in",
+			table, strings.Join(pt.Datasets, ", "))
+	}
+	return pt, nil
+}
+
 // jumpFootnote says what a jump is, under LossJumps' tables.
 const jumpFootnote = "A seed jumps when the training loss at one of its evaluations (the records' `evaluations`) after the " +
 	"given epoch exceeds the threshold where the evaluation before it did not; a loss that never falls to the threshold " +
@@ -63,7 +77,7 @@ const jumpFootnote = "A seed jumps when the training loss at one of its evaluati
 // epochs; byRow splits each into the table's rows (configurations). It reads the records and
 // trains nothing; `stag reproduce jumps` prints it.
 func LossJumps(dir, table string, above float64, after int, byRow bool) (figures.Table, error) {
-	pt, err := PaperTableByName(table)
+	pt, err := nodeTable(table)
 	if err != nil {
 		return figures.Table{}, err
 	}
@@ -136,7 +150,7 @@ func LossJumps(dir, table string, above float64, after int, byRow bool) (figures
 // the lowest at any evaluation. It reads the records and trains nothing; `stag reproduce jumps
 // -seeds` prints it.
 func LossJumpsBySeed(dir, table string, above float64, after int) (figures.Table, error) {
-	pt, err := PaperTableByName(table)
+	pt, err := nodeTable(table)
 	if err != nil {
 		return figures.Table{}, err
 	}
