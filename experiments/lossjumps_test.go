@@ -33,7 +33,7 @@ func writeLossRecord(t *testing.T, dir string, spec models.RunSpec, best int, lo
 	}
 }
 
-func TestFindJump(t *testing.T) {
+func TestFindJumps(t *testing.T) {
 	evals := func(losses ...float64) []models.Evaluation {
 		var es []models.Evaluation
 		for i, l := range losses {
@@ -48,25 +48,25 @@ func TestFindJump(t *testing.T) {
 		name   string
 		evals  []models.Evaluation
 		after  int
-		want   jump
+		want   seedJumps
 		wantOK bool
 	}{
-		{"none", evals(0.5, 0.01, 0.002), 100, jump{}, false},
-		{"high loss at the first evaluation does not count", evals(3, 0.01, 0.002), 100, jump{}, false},
+		{"none", evals(0.5, 0.01, 0.002), 100, seedJumps{}, false},
+		{"high loss at the first evaluation does not count", evals(3, 0.01, 0.002), 100, seedJumps{}, false},
 		{"first of two jumps", evals(0.5, 0.01, 4, 0.01, 2), 100,
-			jump{Jumps: []models.Evaluation{ev(2, 4), ev(4, 2)}, Before: ev(1, 0.01), Peak: 4}, true},
+			seedJumps{At: []models.Evaluation{ev(2, 4), ev(4, 2)}, Before: ev(1, 0.01), Peak: 4}, true},
 		{"a jump over two evaluations counts once", evals(0.5, 0.01, 2, 7, 0.01), 100,
-			jump{Jumps: []models.Evaluation{ev(2, 2)}, Before: ev(1, 0.01), Peak: 7}, true},
-		{"exactly the threshold is no jump", evals(0.5, 1, 0.01), 100, jump{}, false},
-		{"a loss that never falls to the threshold does not jump", evals(3, 2, 4), 0, jump{}, false},
+			seedJumps{At: []models.Evaluation{ev(2, 2)}, Before: ev(1, 0.01), Peak: 7}, true},
+		{"exactly the threshold is no jump", evals(0.5, 1, 0.01), 100, seedJumps{}, false},
+		{"a loss that never falls to the threshold does not jump", evals(3, 2, 4), 0, seedJumps{}, false},
 		{"a loss that starts high jumps once it has fallen", evals(3, 2, 0.01, 5), 0,
-			jump{Jumps: []models.Evaluation{ev(3, 5)}, Before: ev(2, 0.01), Peak: 5}, true},
-		{"no evaluations", nil, 100, jump{}, false},
+			seedJumps{At: []models.Evaluation{ev(3, 5)}, Before: ev(2, 0.01), Peak: 5}, true},
+		{"no evaluations", nil, 100, seedJumps{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			j, ok := findJump(tc.evals, 1, tc.after)
+			j, ok := findJumps(tc.evals, 1, tc.after)
 			if !reflect.DeepEqual(j, tc.want) || ok != tc.wantOK {
-				t.Errorf("findJump = %+v, %v; want %+v, %v", j, ok, tc.want, tc.wantOK)
+				t.Errorf("findJumps = %+v, %v; want %+v, %v", j, ok, tc.want, tc.wantOK)
 			}
 		})
 	}

@@ -485,11 +485,11 @@ func runCoverage(args []string, stdout, stderr io.Writer) error {
 
 // runJumps implements "stag reproduce jumps <table> [flags]": it prints as Markdown how many of a
 // paper table's recorded seeds show a training-loss jump (experiments.LossJumps), or with -seeds
-// each seed's first jump (experiments.LossJumpsBySeed), training nothing.
+// each seed's jumps (experiments.LossJumpsBySeed), training nothing.
 func runJumps(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("reproduce jumps", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = usageFunc(fs, "stag reproduce jumps <table> [flags]\n\nPrints, for each folder, dataset and depth of a paper table's records under -out, how many seeds' training loss at an evaluation after epoch -after jumps above -loss-above from at most it at the evaluation before, and the epochs of their first such evaluation; -seeds prints each seed's first jump instead. Trains nothing.")
+	fs.Usage = usageFunc(fs, "stag reproduce jumps <table> [flags]\n\nPrints, for each folder, dataset and depth of a paper table's records under -out, how many seeds' training loss at an evaluation after epoch -after jumps above -loss-above from at most it at the evaluation before, and the epochs of their first such evaluation; -seeds prints each seed's jumps instead. Trains nothing.")
 	out := fs.String("out", "results", "results directory")
 	above := fs.Float64("loss-above", 1, "a seed jumps when its training loss at an evaluation exceeds this where the evaluation before did not")
 	after := fs.Int("after", 100, "only evaluations after this epoch count")
