@@ -10,6 +10,7 @@
 //	stag reproduce <table> [flags]                           train a paper table's grid, one JSON record per run (resumable)
 //	stag reproduce <item> [-quick] [-plots DIR] [-html FILE] compute Table 1, Figure 2, Theorem 1, Figure 3, Figure 4, Theorem 2, Table 9 or STAG-VI's learned noise live: Markdown tables, SVG plots
 //	stag reproduce coverage [-out DIR]                       how much of each table's full-protocol grid is recorded, on the CPU and on each GPU
+//	stag reproduce jumps <table> [-rows|-seeds] [flags]      the training-loss jumps in a table's node-classification records
 //
 // Datasets are found through the resolver of package datasets: $STAGNB_DATA, then the user
 // cache, then a download. Errors go to stderr and give exit code 1; a command-line mistake gives 2,
@@ -39,6 +40,7 @@ commands:
   reproduce <table2|3|4|5|6|7|8|figure5> [flags]  train a paper table's grid and record the results (resumable)
   reproduce <` + strings.Join(experiments.AnalysisItems, "|") + `> [-quick] [-plots DIR] [-html FILE]  compute a notebook's tables and plots live
   reproduce coverage [-out DIR]              print how much of each table's full-protocol grid is recorded (Markdown)
+  reproduce jumps <table> [-rows|-seeds]     print the training-loss jumps in a table's records (Markdown)
 
 Run "stag <command> -h" (for reproduce, "stag reproduce <item> -h") for a command's flags.
 `

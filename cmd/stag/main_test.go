@@ -231,7 +231,7 @@ func TestUsageErrors(t *testing.T) {
 			[]string{`"bogus" is no method or suite`, `Run "stag bench -h" for its usage.`},
 			[]string{commands}},
 		{[]string{"frobnicate"},
-			[]string{`stag: unknown command "frobnicate"`, commands},
+			[]string{`stag: unknown command "frobnicate"`, commands, "reproduce coverage [-out DIR]", "reproduce jumps <table>"},
 			[]string{"Run \"stag frobnicate"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
